@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// One module per layer; imports point one way (see docs/ARCHITECTURE.md):
+// C libraries ← Primitives ← MLS ← DeliveryService → Store, HTTP, ATProto.
+let package = Package(
+    name: "catbird-mls",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "MLS", targets: ["MLS"]),
+        .executable(name: "catbird-mls-server", targets: ["catbird-mls-server"]),
+        .executable(name: "mls-vectors", targets: ["mls-vectors"]),
+    ],
+    targets: [
+        // System libraries: module maps only, plus a shim header for macros.
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+
+        // Thin safe wrappers over libsodium and OpenSSL: the only crypto code that touches C.
+        .target(name: "Primitives", dependencies: ["CSodium", "COpenSSL"]),
+        // RFC 9420 core: knows nothing of HTTP or SQL.
+        .target(name: "MLS", dependencies: ["Primitives"]),
+        // Test-vector checks shared by the mls-vectors runner and the test suite.
+        .target(name: "MLSVectors", dependencies: ["MLS"]),
+        .executableTarget(name: "mls-vectors", dependencies: ["MLSVectors"]),
+
+        // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
+        .target(name: "HTTP", dependencies: ["COpenSSL"]),
+        // DIDs, resolution, Multikey, service-auth JWTs.
+        .target(name: "ATProto", dependencies: ["HTTP", "Primitives"]),
+        // libpq pool, statements, transactions, migrations.
+        .target(name: "Store", dependencies: ["CLibPQ"]),
+        // XRPC routes and the blue.catbird.mls.* methods.
+        .target(name: "DeliveryService", dependencies: ["MLS", "HTTP", "ATProto", "Store"]),
+        .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
+
+        .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
+        .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store"]),
+        .testTarget(name: "ATProtoTests", dependencies: ["ATProto", "HTTP", "Primitives", "Store"]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["DeliveryService", "MLS", "HTTP", "ATProto", "Store"]),
+    ]
+)

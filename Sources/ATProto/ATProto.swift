@@ -1,0 +1,1 @@
+// The ATProto module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The DeliveryService module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The MLSVectors module; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The Primitives module; see docs/ARCHITECTURE.md.
