@@ -1,1 +1,0 @@
-// The MLSVectors module; see docs/ARCHITECTURE.md.
