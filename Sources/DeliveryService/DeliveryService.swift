@@ -1,1 +1,0 @@
-// The DeliveryService module; see docs/ARCHITECTURE.md.

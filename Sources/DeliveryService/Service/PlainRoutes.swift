@@ -1,0 +1,35 @@
+import HTTP
+
+/// The routes outside XRPC's method table: `_health` and the service's did:web document.
+enum PlainRoutes {
+    static let version = "0.1.0"
+
+    /// `GET /xrpc/_health` → `{"version": …}`; 503 when the database is down (API.md).
+    static func health(_ monitor: HealthMonitor) -> @Sendable (HTTPRequest) -> HTTPResponse {
+        let ok = JSONText.object(["version": version])
+        let down = JSONText.object(["version": version, "error": "DatabaseUnavailable",
+                                    "message": "the database does not answer"])
+        return { _ in
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "application/json")
+            return monitor.isDatabaseHealthy
+                ? HTTPResponse(status: 200, headers: headers, body: ok)
+                : HTTPResponse(status: 503, headers: headers, body: down)
+        }
+    }
+
+    /// `GET /.well-known/did.json`: the service's did:web document with its `#atproto_mls` entry.
+    static func didDocument(serviceDID: String, endpoint: String) -> @Sendable (HTTPRequest) -> HTTPResponse {
+        var body: [UInt8] = Array("{\"@context\":[\"https://www.w3.org/ns/did/v1\"],\"id\":".utf8)
+        JSONText.appendString(serviceDID, to: &body)
+        body.append(contentsOf: Array(",\"service\":[{\"id\":\"#atproto_mls\",\"type\":\"AtprotoMlsService\",\"serviceEndpoint\":".utf8))
+        JSONText.appendString(endpoint, to: &body)
+        body.append(contentsOf: Array("}]}".utf8))
+        let document = body
+        return { _ in
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "application/json")
+            return HTTPResponse(status: 200, headers: headers, body: document)
+        }
+    }
+}

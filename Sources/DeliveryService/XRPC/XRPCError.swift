@@ -1,0 +1,40 @@
+import HTTP
+
+/// An XRPC error: a status code and the body `{"error": name, "message": message}` (API.md, Conventions).
+public struct XRPCError: Error, Sendable, Equatable {
+    public var status: Int
+    public var name: String
+    public var message: String
+    public var headers: [(String, String)]
+
+    public init(_ status: Int, _ name: String, _ message: String, headers: [(String, String)] = []) {
+        self.status = status
+        self.name = name
+        self.message = message
+        self.headers = headers
+    }
+
+    public static func == (lhs: XRPCError, rhs: XRPCError) -> Bool {
+        lhs.status == rhs.status && lhs.name == rhs.name && lhs.message == rhs.message
+    }
+
+    public static func invalidRequest(_ message: String) -> XRPCError { XRPCError(400, "InvalidRequest", message) }
+    public static func methodNotImplemented(_ nsid: String) -> XRPCError {
+        XRPCError(404, "MethodNotImplemented", "no method \(nsid)")
+    }
+    public static func notFound(_ name: String, _ message: String) -> XRPCError { XRPCError(404, name, message) }
+    public static func forbidden(_ name: String, _ message: String) -> XRPCError { XRPCError(403, name, message) }
+    public static func conflict(_ name: String, _ message: String) -> XRPCError { XRPCError(409, name, message) }
+    public static func payloadTooLarge(_ message: String) -> XRPCError { XRPCError(413, "PayloadTooLarge", message) }
+    public static let unavailable = XRPCError(503, "ServiceUnavailable", "the database is unavailable, retry later",
+                                              headers: [("Retry-After", "1")])
+    public static let internalError = XRPCError(500, "InternalServerError", "internal error")
+
+    /// The HTTP response carrying this error.
+    public var response: HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/json")
+        for (name, value) in self.headers { headers.add(name, value) }
+        return HTTPResponse(status: status, headers: headers, body: JSONText.object(["error": name, "message": message]))
+    }
+}
