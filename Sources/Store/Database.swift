@@ -8,7 +8,7 @@ import Synchronization
 public final class Database: Sendable {
     private let settings: ConnectionSettings
     private let checkoutTimeout: Double
-    private let state: Mutex<PoolState<PooledConnection, PoolWaiter>>
+    let state: Mutex<PoolState<PooledConnection, PoolWaiter>>
 
     /// `url` is a `postgresql://` URI or key=value string (`DATABASE_URL`), given to libpq as it is.
     /// Only its syntax is checked here; no connection is opened until first use.
