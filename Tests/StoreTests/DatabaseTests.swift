@@ -12,6 +12,18 @@ final class DatabaseTests: DatabaseTestCase {
         }
     }
 
+    func test_connectionDefaults_yieldToTheURLExceptClientEncoding() throws {
+        XCTAssertEqual(try db.query("SHOW application_name")[0].string(0), "catbird-mls")
+        let base = try TestDatabase.baseURL()
+        var pairs = try LibPQConnectionInfo.parse(base)
+        pairs += [("application_name", "custom-name"), ("client_encoding", "LATIN1")]
+        let custom = try Database(url: LibPQConnectionInfo.keyValueString(pairs), poolSize: 1)
+        defer { custom.close() }
+        XCTAssertEqual(try custom.query("SHOW application_name")[0].string(0), "custom-name")
+        XCTAssertEqual(try custom.query("SHOW client_encoding")[0].string(0), "UTF8")
+        XCTAssertEqual(try custom.query("SELECT $1::text AS t", ["ß→✓"])[0].string("t"), "ß→✓")
+    }
+
     func test_closedPort_failsFastWithUnavailable() throws {
         let down = try Database(url: "postgresql://postgres@127.0.0.1:1/catbird?sslmode=disable", poolSize: 2)
         guard case .unavailable = storeError({ try down.query("SELECT 1") }) else {
