@@ -31,8 +31,10 @@ let package = Package(
         .target(name: "ATProto", dependencies: ["HTTP", "Primitives"]),
         // libpq pool, statements, transactions, migrations.
         .target(name: "Store", dependencies: ["CLibPQ"]),
+        // The delivery service's tables and the SQL that keeps them consistent (epoch-guarded commits).
+        .target(name: "DeliveryStore", dependencies: ["Store"]),
         // XRPC routes and the blue.catbird.mls.* methods.
-        .target(name: "DeliveryService", dependencies: ["MLS", "HTTP", "ATProto", "Store"]),
+        .target(name: "DeliveryService", dependencies: ["MLS", "HTTP", "ATProto", "Store", "DeliveryStore"]),
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
 
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
@@ -40,6 +42,7 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "ATProtoTests", dependencies: ["ATProto", "HTTP", "Primitives", "Store"]),
+        .testTarget(name: "DeliveryStoreTests", dependencies: ["DeliveryStore", "Store"]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["DeliveryService", "MLS", "HTTP", "ATProto", "Store"]),
     ]
 )

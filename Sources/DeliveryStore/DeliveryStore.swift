@@ -1,0 +1,1 @@
+// The DeliveryStore module; see docs/ARCHITECTURE.md.
