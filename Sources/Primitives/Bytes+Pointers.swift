@@ -14,3 +14,14 @@ extension Array where Element == UInt8 {
         return try result.get()
     }
 }
+
+extension Array where Element == UInt8 {
+    /// A mutable pointer that is never null, for outputs that may be empty.
+    mutating func withNonNullMutableBuffer<R>(_ body: (UnsafeMutablePointer<UInt8>) -> R) -> R {
+        if isEmpty {
+            var placeholder: UInt8 = 0
+            return body(&placeholder)
+        }
+        return withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+    }
+}

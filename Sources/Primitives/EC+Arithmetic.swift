@@ -70,20 +70,25 @@ enum ECArithmetic {
         return try encode(curve: curve, point: point, compressed: false)
     }
 
-    /// Builds an OpenSSL EC key from a public point and, for a key pair, the private scalar.
-    static func makeKey(curve: ECCurve, uncompressed: [UInt8], scalar: [UInt8]?) throws(CryptoError) -> PKeyHandle {
+    /// Builds an OpenSSL EC key from a public point and/or the private scalar.
+    static func makeKey(curve: ECCurve, uncompressed: [UInt8]?, scalar: [UInt8]?) throws(CryptoError) -> PKeyHandle {
         let secret: BigNumber? = try scalar.map { (s: [UInt8]) throws(CryptoError) in try BigNumber(s, secret: true) }
         let selection = secret == nil ? copenssl_EVP_PKEY_PUBLIC_KEY() : copenssl_EVP_PKEY_KEYPAIR()
         // The builder keeps pointers until it is turned into parameters: the point is copied into a
         // buffer that outlives that, the group name is OpenSSL's own static string.
-        let point = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: uncompressed.count)
-        _ = point.initialize(from: uncompressed)
+        let publicBytes = uncompressed ?? []
+        let point = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(publicBytes.count, 1))
+        _ = point.initialize(from: publicBytes)
         defer { point.deallocate() }
         guard let groupName = OBJ_nid2sn(curve.nid) else { throw OpenSSL.failure("OBJ_nid2sn") }
         return try OpenSSL.makeKey(type: "EC", selection: selection) { builder in
-            guard OSSL_PARAM_BLD_push_utf8_string(builder, copenssl_PKEY_PARAM_GROUP_NAME(), groupName, 0) == 1,
-                  OSSL_PARAM_BLD_push_octet_string(builder, copenssl_PKEY_PARAM_PUB_KEY(), point.baseAddress, point.count) == 1
+            guard OSSL_PARAM_BLD_push_utf8_string(builder, copenssl_PKEY_PARAM_GROUP_NAME(), groupName, 0) == 1
             else { return false }
+            // A private key alone is enough for ECDH; signing keys carry their public point too.
+            if !publicBytes.isEmpty,
+               OSSL_PARAM_BLD_push_octet_string(builder, copenssl_PKEY_PARAM_PUB_KEY(), point.baseAddress, publicBytes.count) != 1 {
+                return false
+            }
             if let secret { return OSSL_PARAM_BLD_push_BN(builder, copenssl_PKEY_PARAM_PRIV_KEY(), secret.pointer) == 1 }
             return true
         }
