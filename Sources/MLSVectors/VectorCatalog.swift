@@ -2,12 +2,12 @@
 /// nil is reported with every case failed ("not implemented"), never skipped.
 public enum VectorCatalog {
     public static let files: [VectorFile] = [
-        VectorFile(name: "tree-math", check: nil),
+        VectorFile(name: "tree-math", check: TreeMathVectors.check),
         VectorFile(name: "deserialization", check: nil),
-        VectorFile(name: "crypto-basics", check: nil),
-        VectorFile(name: "secret-tree", check: nil),
-        VectorFile(name: "key-schedule", check: nil),
-        VectorFile(name: "psk_secret", check: nil),
+        VectorFile(name: "crypto-basics", check: CryptoBasicsVectors.check),
+        VectorFile(name: "secret-tree", check: SecretTreeVectors.check),
+        VectorFile(name: "key-schedule", check: KeyScheduleVectors.check),
+        VectorFile(name: "psk_secret", check: PSKSecretVectors.check),
         VectorFile(name: "transcript-hashes", check: nil),
         VectorFile(name: "message-protection", check: nil),
         VectorFile(name: "welcome", check: nil),
