@@ -28,4 +28,13 @@ static inline long copenssl_SSL_set_tlsext_host_name(SSL *ssl, const char *name)
 static inline int copenssl_EVP_CTRL_GCM_SET_IVLEN(void) { return EVP_CTRL_GCM_SET_IVLEN; }
 static inline int copenssl_EVP_CTRL_GCM_GET_TAG(void) { return EVP_CTRL_GCM_GET_TAG; }
 static inline int copenssl_EVP_CTRL_GCM_SET_TAG(void) { return EVP_CTRL_GCM_SET_TAG; }
+/* OSSL_PARAM_BLD keeps pointers to keys and buffers until OSSL_PARAM_BLD_to_param: static strings. */
+static inline const char *copenssl_PKEY_PARAM_GROUP_NAME(void) { return OSSL_PKEY_PARAM_GROUP_NAME; }
+static inline const char *copenssl_PKEY_PARAM_PUB_KEY(void) { return OSSL_PKEY_PARAM_PUB_KEY; }
+static inline const char *copenssl_PKEY_PARAM_PRIV_KEY(void) { return OSSL_PKEY_PARAM_PRIV_KEY; }
+static inline int copenssl_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
+static inline int copenssl_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
+static inline int copenssl_EVP_CTRL_AEAD_SET_IVLEN(void) { return EVP_CTRL_AEAD_SET_IVLEN; }
+static inline int copenssl_EVP_CTRL_AEAD_GET_TAG(void) { return EVP_CTRL_AEAD_GET_TAG; }
+static inline int copenssl_EVP_CTRL_AEAD_SET_TAG(void) { return EVP_CTRL_AEAD_SET_TAG; }
 #endif

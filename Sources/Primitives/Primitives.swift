@@ -1,1 +1,0 @@
-// The Primitives module; see docs/ARCHITECTURE.md.
