@@ -1,0 +1,146 @@
+import Dispatch
+import Synchronization
+
+/// A pool of PostgreSQL connections. Connections open lazily, up to `poolSize`; a checkout waits
+/// at most `checkoutTimeout` seconds for a free one (`StoreError.poolTimeout`). A connection that
+/// broke is replaced on its next checkout; if no new connection can be opened the checkout fails
+/// at once with `StoreError.unavailable`.
+public final class Database: Sendable {
+    private let settings: ConnectionSettings
+    private let checkoutTimeout: Double
+    private let state: Mutex<PoolState<PooledConnection, PoolWaiter>>
+
+    /// `url` is a `postgresql://` URI or key=value string (`DATABASE_URL`), given to libpq as it is.
+    /// Only its syntax is checked here; no connection is opened until first use.
+    public init(url: String, poolSize: Int = 10, checkoutTimeout: Double = 5) throws(StoreError) {
+        guard poolSize >= 1 else { throw .invalidConfiguration("poolSize must be at least 1") }
+        guard checkoutTimeout >= 0, checkoutTimeout.isFinite else {
+            throw .invalidConfiguration("checkoutTimeout must be a non-negative number of seconds")
+        }
+        settings = try ConnectionSettings(url: url, connectTimeout: checkoutTimeout)
+        self.checkoutTimeout = checkoutTimeout
+        state = Mutex(PoolState(capacity: poolSize))
+    }
+
+    /// Lends a connection to `body` and takes it back afterwards. The connection is reset with
+    /// ROLLBACK if `body` left a transaction open.
+    public func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
+        let connection = try checkout()
+        defer { checkin(connection) }
+        return try body(connection)
+    }
+
+    /// Runs one statement on a pooled connection (autocommit).
+    public func query(_ sql: String, _ parameters: [(any PGBindable)?] = []) throws(StoreError) -> [PGRow] {
+        let connection = try checkout()
+        defer { checkin(connection) }
+        return try connection.query(sql, parameters)
+    }
+
+    /// Runs one statement on a pooled connection (autocommit); returns the rows affected.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [(any PGBindable)?] = []) throws(StoreError) -> Int {
+        let connection = try checkout()
+        defer { checkin(connection) }
+        return try connection.execute(sql, parameters)
+    }
+
+    /// True when a connection can be checked out and answers `SELECT 1`.
+    public func ping() -> Bool {
+        (try? query("SELECT 1")) != nil
+    }
+
+    /// Closes idle connections and refuses new checkouts; lent connections close when returned.
+    public func close() {
+        let (idle, waiters) = state.withLock { $0.close() }
+        for waiter in waiters { waiter.deliver(.closed) }
+        _ = idle  // released here, outside the lock, which closes them
+    }
+
+    /// The configured size and the connections currently lent out (or being opened).
+    public var poolStats: (size: Int, inUse: Int) {
+        state.withLock { ($0.capacity, $0.inUse) }
+    }
+
+    // MARK: Checkout and checkin
+
+    func checkout() throws(StoreError) -> PGConnection {
+        let waiter = PoolWaiter()
+        switch state.withLock({ $0.checkout(waiter: waiter) }) {
+        case .reuse(let pooled): return try revive(pooled.connection)
+        case .open: return try open()
+        case .closed: throw .unavailable("the database pool is closed")
+        case .wait:
+            switch try wait(waiter) {
+            case .connection(let pooled): return try revive(pooled.connection)
+            case .capacity: return try open()
+            case .closed: throw .unavailable("the database pool is closed")
+            }
+        }
+    }
+
+    private func wait(_ waiter: PoolWaiter) throws(StoreError) -> PoolState<PooledConnection, PoolWaiter>.Handoff {
+        if let handoff = waiter.take(timeout: checkoutTimeout) { return handoff }
+        if state.withLock({ $0.cancel(waiter) }) { throw .poolTimeout }
+        // Served just as the wait timed out: the handoff is being delivered.
+        return waiter.take()
+    }
+
+    /// An idle connection may have been closed by the server since its last use; replace it.
+    private func revive(_ connection: PGConnection) throws(StoreError) -> PGConnection {
+        if connection.raw.isAliveWhileIdle() { return connection }
+        return try open()
+    }
+
+    /// Opens a connection for a reserved slot, freeing the slot if that fails.
+    private func open() throws(StoreError) -> PGConnection {
+        do {
+            return PGConnection(raw: try settings.connect())
+        } catch {
+            if let (waiter, handoff) = state.withLock({ $0.discard() }) { waiter.deliver(handoff) }
+            throw error
+        }
+    }
+
+    func checkin(_ connection: PGConnection) {
+        connection.rollbackIfNeeded()
+        guard connection.raw.isOK, connection.raw.transactionStatus == .idle else {
+            if let (waiter, handoff) = state.withLock({ $0.discard() }) { waiter.deliver(handoff) }
+            return
+        }
+        let pooled = PooledConnection(connection: connection)
+        switch state.withLock({ $0.checkin(pooled) }) {
+        case .keptIdle, .close: break
+        case .handedOff(let waiter, let handoff): waiter.deliver(handoff)
+        }
+    }
+}
+
+/// A connection parked in the pool. Sendable because the pool lends each connection to one
+/// borrower at a time and never touches it while lent.
+struct PooledConnection: @unchecked Sendable {
+    let connection: PGConnection
+}
+
+/// A checkout waiting for a connection: a semaphore plus the slot the handoff is put in.
+final class PoolWaiter: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let handoff = Mutex<PoolState<PooledConnection, PoolWaiter>.Handoff?>(nil)
+
+    func deliver(_ value: PoolState<PooledConnection, PoolWaiter>.Handoff) {
+        handoff.withLock { $0 = value }
+        semaphore.signal()
+    }
+
+    /// Waits for the handoff, up to `timeout` seconds; nil if none came in time.
+    func take(timeout: Double) -> PoolState<PooledConnection, PoolWaiter>.Handoff? {
+        guard semaphore.wait(timeout: .now() + timeout) == .success else { return nil }
+        return handoff.withLock { $0.take() }
+    }
+
+    /// Waits for a handoff already promised to this waiter.
+    func take() -> PoolState<PooledConnection, PoolWaiter>.Handoff {
+        semaphore.wait()
+        return handoff.withLock { $0.take() }!
+    }
+}

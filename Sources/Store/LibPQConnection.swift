@@ -1,0 +1,181 @@
+import CLibPQ
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Owns one `PGconn *`. The only type that calls libpq connection functions; not thread-safe,
+/// used by one thread at a time.
+final class LibPQConnection {
+    private let handle: OpaquePointer
+
+    private init(handle: OpaquePointer) { self.handle = handle }
+
+    deinit { PQfinish(handle) }
+
+    /// Connects with `PQconnectdbParams`, expanding `dbname` as a URI or key=value string.
+    /// Later pairs override earlier ones, so defaults go before the caller's string.
+    static func connect(parameters: [(String, String)]) throws(StoreError) -> LibPQConnection {
+        let keys = parameters.map { strdup($0.0) }
+        let values = parameters.map { strdup($0.1) }
+        defer {
+            keys.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        let keyPointers = keys.map { UnsafePointer($0) } + [nil]
+        let valuePointers = values.map { UnsafePointer($0) } + [nil]
+        guard let handle = PQconnectdbParams(keyPointers, valuePointers, 1) else {
+            throw .unavailable("libpq could not allocate a connection")
+        }
+        let connection = LibPQConnection(handle: handle)
+        guard PQstatus(handle) == CONNECTION_OK else { throw .unavailable(connection.errorMessage) }
+        // Notices (e.g. "relation already exists, skipping") would otherwise go to stderr.
+        PQsetNoticeReceiver(handle, { _, _ in }, nil)
+        return connection
+    }
+
+    var isOK: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    var errorMessage: String {
+        guard let message = PQerrorMessage(handle) else { return "unknown libpq error" }
+        return String(cString: message).trimmingTrailingNewlines()
+    }
+
+    var backendPID: Int32 { PQbackendPID(handle) }
+
+    enum TransactionStatus { case idle, active, inTransaction, inError, unknown }
+
+    var transactionStatus: TransactionStatus {
+        switch PQtransactionStatus(handle) {
+        case PQTRANS_IDLE: .idle
+        case PQTRANS_ACTIVE: .active
+        case PQTRANS_INTRANS: .inTransaction
+        case PQTRANS_INERROR: .inError
+        default: .unknown
+        }
+    }
+
+    /// Simple query protocol: several statements allowed, text results, no parameters.
+    func exec(_ sql: String) throws(StoreError) -> LibPQResult {
+        try check(PQexec(handle, sql))
+    }
+
+    func prepare(name: String, sql: String, types: [PGType]) throws(StoreError) -> LibPQResult {
+        let oids = types.map(\.rawValue)
+        return try check(PQprepare(handle, name, sql, Int32(oids.count), oids.isEmpty ? nil : oids))
+    }
+
+    /// Runs a prepared statement; results are always requested in binary format.
+    func execPrepared(name: String, bindings: [PGBinding?]) throws(StoreError) -> LibPQResult {
+        // All parameter bytes go in one buffer so every pointer stays valid for the call.
+        var buffer: [UInt8] = []
+        var offsets: [Int] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for binding in bindings {
+            guard let binding else {
+                offsets.append(-1)
+                lengths.append(0)
+                formats.append(PGFormat.text.rawValue)
+                continue
+            }
+            guard let length = Int32(exactly: binding.bytes.count) else {
+                throw .queryFailed(sqlState: "54000", message: "parameter of \(binding.bytes.count) bytes is too large")
+            }
+            if binding.format == .text, binding.bytes.contains(0) {
+                // libpq reads text parameters up to the first NUL; PostgreSQL rejects NUL in text.
+                throw .queryFailed(sqlState: "22021", message: "text parameter contains a NUL byte")
+            }
+            offsets.append(buffer.count)
+            buffer.append(contentsOf: binding.bytes)
+            if binding.format == .text { buffer.append(0) }
+            lengths.append(length)
+            formats.append(binding.format.rawValue)
+        }
+        // A non-NULL pointer even for an empty value: NULL would mean SQL NULL.
+        buffer.append(0)
+        let result = buffer.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                let base = chars.baseAddress!
+                let values: [UnsafePointer<CChar>?] = offsets.map { $0 < 0 ? nil : base + $0 }
+                return PQexecPrepared(handle, name, Int32(bindings.count), values, lengths, formats, 1)
+            }
+        }
+        return try check(result)
+    }
+
+    private func check(_ result: OpaquePointer?) throws(StoreError) -> LibPQResult {
+        guard let result else {
+            let message = errorMessage
+            throw isOK ? .queryFailed(sqlState: "", message: message) : .unavailable(message)
+        }
+        let wrapped = LibPQResult(handle: result)
+        guard wrapped.isSuccess else { throw wrapped.error(connectionOK: isOK) }
+        return wrapped
+    }
+
+    /// For an idle connection: reads whatever the server sent unasked (a FATAL error, then EOF,
+    /// when the backend was terminated) and reports whether the connection still works.
+    func isAliveWhileIdle() -> Bool {
+        // A few rounds: the error message and the EOF may need separate reads.
+        for _ in 0..<4 {
+            guard isOK else { return false }
+            guard case .readable = waitForInput(timeout: 0) else { return true }
+            guard PQconsumeInput(handle) == 1 else { return false }
+            while let notification = PQnotifies(handle) { PQfreemem(notification) }
+        }
+        return isOK
+    }
+
+    enum WaitResult { case readable, timedOut, failed(String) }
+
+    /// Waits until the socket is readable (or closed) or `timeout` seconds pass.
+    func waitForInput(timeout: Double) -> WaitResult {
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return .failed("connection has no socket") }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(max(0, min(timeout, 3_600)) * 1_000)
+        while true {
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return .readable }
+            if ready == 0 { return .timedOut }
+            if errno != EINTR { return .failed("poll: \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    /// Reads available input; false when the connection broke.
+    func consumeInput() -> Bool { PQconsumeInput(handle) == 1 }
+
+    /// Notifications received so far (after `consumeInput` or a query).
+    func takeNotifications() -> [PGNotification] {
+        var received: [PGNotification] = []
+        while let pointer = PQnotifies(handle) {
+            let notify = pointer.pointee
+            received.append(PGNotification(
+                channel: String(cString: notify.relname),
+                payload: String(cString: notify.extra),
+                processID: notify.be_pid))
+            PQfreemem(pointer)
+        }
+        return received
+    }
+
+    /// Quotes an identifier (e.g. a LISTEN channel) with `PQescapeIdentifier`.
+    func escapeIdentifier(_ identifier: String) throws(StoreError) -> String {
+        let utf8 = Array(identifier.utf8)
+        guard let escaped = PQescapeIdentifier(handle, identifier, utf8.count) else {
+            throw .queryFailed(sqlState: "42602", message: errorMessage)
+        }
+        defer { PQfreemem(escaped) }
+        return String(cString: escaped)
+    }
+}
+
+extension String {
+    func trimmingTrailingNewlines() -> String {
+        var text = self
+        while text.last?.isNewline == true { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// An element type that can travel inside a one-dimensional PostgreSQL array.
+public protocol PGArrayElement: PGBindable {
+    static var pgElementType: PGType { get }
+    static var pgArrayType: PGType { get }
+    /// The element's binary form (its `*send` output).
+    var pgBinaryBytes: [UInt8] { get }
+}
+
+/// A one-dimensional array parameter, e.g. `WHERE id = ANY($1)` with `PGArray(ids)`.
+/// A wrapper rather than a conformance on `Array`, because `[UInt8]` already binds as bytea.
+public struct PGArray<Element: PGArrayElement>: PGBindable {
+    public var elements: [Element?]
+
+    public init(_ elements: [Element]) { self.elements = elements }
+    public init(_ elements: [Element?]) { self.elements = elements }
+
+    /// The binary form read by `array_recv`: ndim, has-null flag, element OID, then per dimension
+    /// its size and lower bound, then each element as a length (-1 for NULL) and its bytes.
+    public var pgBinding: PGBinding {
+        var bytes: [UInt8] = []
+        bytes.appendBigEndian(Int32(elements.isEmpty ? 0 : 1))
+        bytes.appendBigEndian(Int32(elements.contains { $0 == nil } ? 1 : 0))
+        bytes.appendBigEndian(Element.pgElementType.rawValue)
+        if !elements.isEmpty {
+            bytes.appendBigEndian(Int32(elements.count))
+            bytes.appendBigEndian(Int32(1))
+        }
+        for element in elements {
+            guard let element else {
+                bytes.appendBigEndian(Int32(-1))
+                continue
+            }
+            let body = element.pgBinaryBytes
+            bytes.appendBigEndian(Int32(body.count))
+            bytes.append(contentsOf: body)
+        }
+        return PGBinding(type: Element.pgArrayType, format: .binary, bytes: bytes)
+    }
+}
+
+extension Int64: PGArrayElement {
+    public static var pgElementType: PGType { .int8 }
+    public static var pgArrayType: PGType { .int8Array }
+    public var pgBinaryBytes: [UInt8] { pgBinding.bytes }
+}
+
+extension Int32: PGArrayElement {
+    public static var pgElementType: PGType { .int4 }
+    public static var pgArrayType: PGType { .int4Array }
+    public var pgBinaryBytes: [UInt8] { pgBinding.bytes }
+}
+
+extension Int: PGArrayElement {
+    public static var pgElementType: PGType { .int8 }
+    public static var pgArrayType: PGType { .int8Array }
+    public var pgBinaryBytes: [UInt8] { pgBinding.bytes }
+}
+
+extension Bool: PGArrayElement {
+    public static var pgElementType: PGType { .bool }
+    public static var pgArrayType: PGType { .boolArray }
+    public var pgBinaryBytes: [UInt8] { pgBinding.bytes }
+}
+
+/// Inside an array a string must have a declared type; it is text.
+extension String: PGArrayElement {
+    public static var pgElementType: PGType { .text }
+    public static var pgArrayType: PGType { .textArray }
+    public var pgBinaryBytes: [UInt8] { Array(utf8) }
+}
+
+extension Data: PGArrayElement {
+    public static var pgElementType: PGType { .bytea }
+    public static var pgArrayType: PGType { .byteaArray }
+    public var pgBinaryBytes: [UInt8] { [UInt8](self) }
+}
+
+extension UUID: PGArrayElement {
+    public static var pgElementType: PGType { .uuid }
+    public static var pgArrayType: PGType { .uuidArray }
+    public var pgBinaryBytes: [UInt8] { pgBinding.bytes }
+}
+
+extension Date: PGArrayElement {
+    public static var pgElementType: PGType { .timestamptz }
+    public static var pgArrayType: PGType { .timestamptzArray }
+    public var pgBinaryBytes: [UInt8] { pgBinding.bytes }
+}
+
+extension Double: PGArrayElement {
+    public static var pgElementType: PGType { .float8 }
+    public static var pgArrayType: PGType { .float8Array }
+    public var pgBinaryBytes: [UInt8] { pgBinding.bytes }
+}
+
+/// bytea elements, e.g. `PGArray([hashA, hashB])`.
+extension Array: PGArrayElement where Element == UInt8 {
+    public static var pgElementType: PGType { .bytea }
+    public static var pgArrayType: PGType { .byteaArray }
+    public var pgBinaryBytes: [UInt8] { self }
+}
