@@ -104,6 +104,14 @@ final class LoopbackHTTPServer: Sendable {
             let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { return }
             request += buffer.prefix(count)
+            // A TLS ClientHello (record type 22) on this plain port: answer in plain HTTP, as
+            // real servers do, so the client's handshake fails at once.
+            if request.first == 0x16 {
+                counts.withLock { $0["<tls>", default: 0] += 1 }
+                let reply = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                _ = reply.withCString { send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                return
+            }
         }
         let head = String(decoding: request, as: UTF8.self)
         requestHeads.withLock { $0.append(head) }
