@@ -283,6 +283,20 @@ final class ServiceAuthVerifierTests: XCTestCase {
         XCTAssertEqual(h.fetches(h.k256DID), 3, "one more forced refresh after 60 s")
     }
 
+    func testEverySingleCharacterMutationIsRejected() throws {
+        let token = h.token()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var characters = Array(token)
+        for index in characters.indices where characters[index] != "." {
+            let original = characters[index]
+            let replacement = alphabet[(alphabet.firstIndex(of: original)! + 17) % alphabet.count]
+            characters[index] = replacement
+            XCTAssertThrowsError(try h.verify("Bearer \(String(characters))"), "mutation at \(index)")
+            characters[index] = original
+        }
+        XCTAssertEqual(try h.verify("Bearer \(token)"), h.k256DID, "the unmutated token still passes")
+    }
+
     // MARK: check 9
 
     func testReplayedTokenIsRejected() throws {
