@@ -7,6 +7,8 @@ public struct HTTPClient: Sendable {
     public let maxBodySize: Int
     public let allowPrivateAddresses: Bool
     public let userAgent: String
+    /// One more trusted certificate besides the system store, so tests can run a TLS server.
+    var extraTrustAnchorPEM: [UInt8]?
 
     public init(timeout: Double = 3, maxBodySize: Int = 1 << 20, allowPrivateAddresses: Bool = false,
                 userAgent: String = "catbird-mls") {
@@ -34,7 +36,14 @@ public struct HTTPClient: Sendable {
             transport = socket
         case .https:
             let hostIsIPLiteral = url.hostIsIPv6Literal || HTTPClientAddress.isIPv4Literal(url.host)
-            transport = try HTTPClientTLSConnection(socket: socket, host: url.host, hostIsIPLiteral: hostIsIPLiteral, deadline: deadline)
+            let context: HTTPClientTLSContext
+            if let extraTrustAnchorPEM {
+                context = try HTTPClientTLSContext(extraTrustAnchorPEM: extraTrustAnchorPEM)
+            } else {
+                context = try HTTPClientTLSContext.shared.get()
+            }
+            transport = try HTTPClientTLSConnection(socket: socket, host: url.host, hostIsIPLiteral: hostIsIPLiteral,
+                                                    context: context, deadline: deadline)
         }
 
         // RFC 9112 §3: request line and headers; `Connection: close` frames the exchange.

@@ -6,16 +6,26 @@ final class HTTPClientTLSContext: @unchecked Sendable {
     let context: OpaquePointer
 
     static let shared: Result<HTTPClientTLSContext, HTTPClientError> = Result { () throws(HTTPClientError) in
-        try HTTPClientTLSContext()
+        try HTTPClientTLSContext(extraTrustAnchorPEM: nil)
     }
 
-    private init() throws(HTTPClientError) {
+    /// `extraTrustAnchorPEM` adds one certificate to the system trust store: tests only.
+    init(extraTrustAnchorPEM: [UInt8]?) throws(HTTPClientError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw .tls("SSL_CTX_new failed") }
         self.context = context
         guard copenssl_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1,
               SSL_CTX_set_default_verify_paths(context) == 1
         else { throw .tls("cannot configure client context: \(httpClientOpenSSLError())") }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        if let pem = extraTrustAnchorPEM {
+            let bio = pem.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
+            defer { BIO_free(bio) }
+            guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else { throw .tls("bad trust anchor PEM") }
+            defer { X509_free(certificate) }
+            guard X509_STORE_add_cert(SSL_CTX_get_cert_store(context), certificate) == 1 else {
+                throw .tls("cannot add trust anchor: \(httpClientOpenSSLError())")
+            }
+        }
     }
 
     deinit { SSL_CTX_free(context) }
@@ -30,8 +40,8 @@ final class HTTPClientTLSConnection {
     private let networkOut: OpaquePointer  // bytes OpenSSL wants sent
     private var peerClosed = false
 
-    init(socket: HTTPClientSocket, host: String, hostIsIPLiteral: Bool, deadline: HTTPClientDeadline) throws(HTTPClientError) {
-        let context = try HTTPClientTLSContext.shared.get()
+    init(socket: HTTPClientSocket, host: String, hostIsIPLiteral: Bool, context: HTTPClientTLSContext,
+         deadline: HTTPClientDeadline) throws(HTTPClientError) {
         guard let ssl = SSL_new(context.context) else { throw .tls("SSL_new failed") }
         guard let networkIn = BIO_new(BIO_s_mem()), let networkOut = BIO_new(BIO_s_mem()) else {
             SSL_free(ssl)

@@ -23,10 +23,15 @@ final class LoopbackHTTPServer: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init() throws {
+        (listener, port) = try Self.listenOnLoopback()
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// A listening TCP socket on 127.0.0.1 with a kernel-chosen port.
+    static func listenOnLoopback() throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -42,10 +47,7 @@ final class LoopbackHTTPServer: Sendable {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        return (fd, UInt16(bigEndian: address.sin_port))
     }
 
     /// Stops accepting; shutdown(2) wakes the blocked accept(2).
