@@ -53,7 +53,7 @@ public final class ServiceAuthVerifier: Sendable {
 
         // 5. lxm: required, exact.
         guard let lxm = jwt.claims["lxm"]?.stringValue else { throw .badJwtLexiconMethod("missing lxm") }
-        guard lxm == nsid else { throw .badJwtLexiconMethod("lxm does not match \(nsid)") }
+        guard !lxm.isEmpty, lxm == nsid else { throw .badJwtLexiconMethod("lxm does not match \(nsid)") }
 
         // 6. iss: a bare plc/web DID, checked before any network I/O.
         guard let iss = jwt.claims["iss"]?.stringValue else { throw .badJwtIss("missing iss") }

@@ -149,6 +149,7 @@ final class ServiceAuthVerifierTests: XCTestCase {
         h.assertFails("Bearer \(h.token(payload: h.payload(lxm: "\"blue.catbird.mls.*\"")))", "BadJwtLexiconMethod")
         h.assertFails("Bearer \(h.token(payload: h.payload(lxm: "5")))", "BadJwtLexiconMethod")
         h.assertFails("Bearer \(h.token())", "BadJwtLexiconMethod", nsid: "blue.catbird.mls.getGroupinfo")
+        h.assertFails("Bearer \(h.token(payload: h.payload(lxm: "\"\"")))", "BadJwtLexiconMethod", nsid: "")
     }
 
     // MARK: check 6
