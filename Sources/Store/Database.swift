@@ -1,23 +1,35 @@
 import Dispatch
 import Synchronization
 
-/// A pool of PostgreSQL connections. Connections open lazily, up to `poolSize`; a checkout waits
-/// at most `checkoutTimeout` seconds for a free one (`StoreError.poolTimeout`). A connection that
-/// broke is replaced on its next checkout; if no new connection can be opened the checkout fails
-/// at once with `StoreError.unavailable`.
+/// A pool of PostgreSQL connections over libpq, for a thread-per-request server: every call
+/// blocks its thread until the server answers.
+///
+/// Connections open lazily, up to `poolSize`. A checkout waits at most `checkoutTimeout` seconds
+/// for a free one (`StoreError.poolTimeout`), first come first served. An idle connection the
+/// server closed is replaced on its next checkout; if no connection can be opened, the checkout
+/// fails at once with `StoreError.unavailable` instead of waiting.
+///
+/// Parameters are bound in binary form (text for `String`, whose type the server infers) and
+/// results are always requested in binary form, decoded by `PGRow` by column type: no text
+/// parsing, no hex escaping for bytea, exact floats and microsecond timestamps. A type without a
+/// decoder (e.g. interval, inet) must be cast in SQL (`::text`).
 public final class Database: Sendable {
     private let settings: ConnectionSettings
     private let checkoutTimeout: Double
-    private let state: Mutex<PoolState<PooledConnection, PoolWaiter>>
+    let state: Mutex<PoolState<PooledConnection, PoolWaiter>>
 
     /// `url` is a `postgresql://` URI or key=value string (`DATABASE_URL`), given to libpq as it is.
-    /// Only its syntax is checked here; no connection is opened until first use.
-    public init(url: String, poolSize: Int = 10, checkoutTimeout: Double = 5) throws(StoreError) {
+    /// Only its syntax is checked here; no connection is opened until first use. Opening a
+    /// connection gives up after `connectTimeout` seconds (default: the checkout timeout, at
+    /// least 2) unless the URL sets `connect_timeout` itself.
+    public init(
+        url: String, poolSize: Int = 10, checkoutTimeout: Double = 5, connectTimeout: Double? = nil
+    ) throws(StoreError) {
         guard poolSize >= 1 else { throw .invalidConfiguration("poolSize must be at least 1") }
         guard checkoutTimeout >= 0, checkoutTimeout.isFinite else {
             throw .invalidConfiguration("checkoutTimeout must be a non-negative number of seconds")
         }
-        settings = try ConnectionSettings(url: url, connectTimeout: checkoutTimeout)
+        settings = try ConnectionSettings(url: url, connectTimeout: connectTimeout ?? checkoutTimeout)
         self.checkoutTimeout = checkoutTimeout
         state = Mutex(PoolState(capacity: poolSize))
     }
@@ -52,9 +64,9 @@ public final class Database: Sendable {
 
     /// Closes idle connections and refuses new checkouts; lent connections close when returned.
     public func close() {
-        let (idle, waiters) = state.withLock { $0.close() }
-        for waiter in waiters { waiter.deliver(.closed) }
-        _ = idle  // released here, outside the lock, which closes them
+        // The idle connections close when `closing` is released, outside the lock.
+        let closing = state.withLock { $0.close() }
+        for waiter in closing.waiters { waiter.deliver(.closed) }
     }
 
     /// The configured size and the connections currently lent out (or being opened).

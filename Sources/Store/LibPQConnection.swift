@@ -115,17 +115,13 @@ final class LibPQConnection {
         return wrapped
     }
 
-    /// For an idle connection: reads whatever the server sent unasked (a FATAL error, then EOF,
-    /// when the backend was terminated) and reports whether the connection still works.
+    /// For an idle pooled connection: true if it looks usable. Such a connection is sent nothing
+    /// unasked (it does not LISTEN), so any pending input is the server's FATAL message or EOF
+    /// after its backend was terminated, and the connection is given up without reading it.
     func isAliveWhileIdle() -> Bool {
-        // A few rounds: the error message and the EOF may need separate reads.
-        for _ in 0..<4 {
-            guard isOK else { return false }
-            guard case .readable = waitForInput(timeout: 0) else { return true }
-            guard PQconsumeInput(handle) == 1 else { return false }
-            while let notification = PQnotifies(handle) { PQfreemem(notification) }
-        }
-        return isOK
+        guard isOK else { return false }
+        if case .timedOut = waitForInput(timeout: 0) { return true }
+        return false
     }
 
     enum WaitResult { case readable, timedOut, failed(String) }
