@@ -1,1 +1,0 @@
-// The ATProto module; see docs/ARCHITECTURE.md.

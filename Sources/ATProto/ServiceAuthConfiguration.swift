@@ -1,0 +1,55 @@
+/// Settings for service-auth verification and DID resolution (AUTH.md).
+public struct ServiceAuthConfiguration: Sendable {
+    /// This service's DID; tokens must name it (bare or `#atproto_mls`) as `aud`.
+    public var serviceDID: String
+    /// Base URL of the PLC directory; `GET {plcURL}/{did}`.
+    public var plcURL: String
+    /// Lets DID resolution reach loopback and private addresses (tests, local development only).
+    public var allowPrivateAddresses: Bool
+    /// Reject high-S ECDSA signatures (real PDSes always sign low-S).
+    public var requireLowS: Bool
+    /// Seconds of clock difference tolerated on `exp` and `iat`.
+    public var clockSkew: Double = 60
+    /// Longest token lifetime accepted, counted from now, in seconds.
+    public var maxTokenLifetime: Double = 3600
+    /// Overall time budget for one DID document fetch, in seconds.
+    public var resolutionTimeout: Double = 3
+    /// Cap on a DID document's size in bytes.
+    public var maxDocumentSize: Int = 128 * 1024
+    /// Serve a cached key this long before refreshing it.
+    public var keyFreshFor: Double = 3600
+    /// Never serve a cached key older than this, even if refreshing fails.
+    public var keyHardExpiry: Double = 24 * 3600
+    /// Remember that a DID has no document or no usable key for this long.
+    public var negativeCacheFor: Double = 120
+    /// At most one forced (signature-failure) refresh per DID in this interval (AUTH.md check 8).
+    public var forcedRefreshInterval: Double = 60
+    /// Upper bound on DIDs held in the key cache.
+    public var maxCachedDIDs: Int = 100_000
+
+    public init(serviceDID: String, plcURL: String = "https://plc.directory",
+                allowPrivateAddresses: Bool = false, requireLowS: Bool = true) {
+        self.serviceDID = serviceDID
+        self.plcURL = plcURL
+        self.allowPrivateAddresses = allowPrivateAddresses
+        self.requireLowS = requireLowS
+    }
+
+    /// The accepted `aud` values: the service DID and its `#atproto_mls` service id.
+    public var audiences: Set<String> { [serviceDID, serviceDID + "#atproto_mls"] }
+
+    /// SERVICE_DID, PLC_URL, DID_RESOLVER_ALLOW_PRIVATE (`1`/`true` to allow), AUTH_REQUIRE_LOW_S
+    /// (on unless `0`/`false`). A missing SERVICE_DID leaves it empty, which no token can match.
+    public static func fromEnvironment(_ env: [String: String]) -> ServiceAuthConfiguration {
+        func flag(_ name: String, default value: Bool) -> Bool {
+            guard let raw = env[name]?.lowercased(), !raw.isEmpty else { return value }
+            return !["0", "false", "no", "off"].contains(raw)
+        }
+        let plc = env["PLC_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://plc.directory"
+        return ServiceAuthConfiguration(
+            serviceDID: env["SERVICE_DID"] ?? "",
+            plcURL: plc,
+            allowPrivateAddresses: flag("DID_RESOLVER_ALLOW_PRIVATE", default: false),
+            requireLowS: flag("AUTH_REQUIRE_LOW_S", default: true))
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Primitives
+
+/// Verifies `Authorization: Bearer <jwt>` service-auth tokens, running AUTH.md's checks 1–9 in
+/// order. Checks 1–6 are pure and run before any network I/O.
+public final class ServiceAuthVerifier: Sendable {
+    /// Longest `jti` accepted; real ones are 16–64 characters.
+    public static let maxJTILength = 256
+
+    private let configuration: ServiceAuthConfiguration
+    private let resolver: DIDResolver
+    private let replayStore: any ReplayStore
+    private let clock: @Sendable () -> Date
+
+    public init(configuration: ServiceAuthConfiguration, resolver: DIDResolver, replayStore: any ReplayStore,
+                clock: @escaping @Sendable () -> Date = Date.init) {
+        self.configuration = configuration
+        self.resolver = resolver
+        self.replayStore = replayStore
+        self.clock = clock
+    }
+
+    /// Runs every check of AUTH.md in order; returns the verified caller DID.
+    public func verify(authorization: String?, lexiconMethod nsid: String) throws(AuthError) -> DID {
+        let now = clock().timeIntervalSince1970
+
+        // 1. Header present and well-formed.
+        guard let authorization, !authorization.isEmpty else { throw .authenticationRequired("missing Authorization header") }
+        let token = try Self.bearerToken(authorization)
+        let jwt = try ServiceAuthJWT.parse(token)
+        guard let jti = jwt.claims["jti"]?.stringValue, !jti.isEmpty, jti.utf8.count <= Self.maxJTILength else {
+            throw .badJwt("jti must be a non-empty string")
+        }
+
+        // 2. alg, typ, kid.
+        let algorithm = try Self.checkHeader(jwt.header)
+
+        // 3. exp, iat.
+        guard let exp = jwt.claims["exp"]?.numberValue else { throw .badJwt("exp must be a number") }
+        guard now <= exp + configuration.clockSkew else { throw .jwtExpired("token expired") }
+        guard exp - now <= configuration.maxTokenLifetime + configuration.clockSkew else {
+            throw .badJwt("token lifetime exceeds \(Int(configuration.maxTokenLifetime)) s")
+        }
+        if let iat = jwt.claims["iat"] {
+            guard let issuedAt = iat.numberValue else { throw .badJwt("iat must be a number") }
+            guard issuedAt <= now + configuration.clockSkew else { throw .badJwt("token issued in the future") }
+        }
+
+        // 4. aud: exact match against the configured set.
+        guard let audience = jwt.claims["aud"]?.stringValue, configuration.audiences.contains(audience) else {
+            throw .badJwtAudience("aud does not name this service")
+        }
+
+        // 5. lxm: required, exact.
+        guard let lxm = jwt.claims["lxm"]?.stringValue else { throw .badJwtLexiconMethod("missing lxm") }
+        guard !lxm.isEmpty, lxm == nsid else { throw .badJwtLexiconMethod("lxm does not match \(nsid)") }
+
+        // 6. iss: a bare plc/web DID, checked before any network I/O.
+        guard let iss = jwt.claims["iss"]?.stringValue else { throw .badJwtIss("missing iss") }
+        let did = try DID(iss)
+
+        // 7–8. Signature, with one rate-limited forced refresh on failure.
+        try checkSignature(jwt, algorithm: algorithm, issuer: did)
+
+        // 9. Replay: remembered until exp + skew, after which check 3 rejects the token anyway.
+        let remembered: Bool
+        do {
+            remembered = try replayStore.remember(iss: did.rawValue, jti: jti,
+                                                  until: Date(timeIntervalSince1970: exp + configuration.clockSkew))
+        } catch {
+            throw .serviceUnavailable("replay store unavailable")
+        }
+        guard remembered else { throw .badJwt("replayed token") }
+        return did
+    }
+
+    /// RFC 6750 §2.1: `Bearer` (case-insensitive scheme), one space, the token.
+    static func bearerToken(_ authorization: String) throws(AuthError) -> String {
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw .authenticationRequired("Authorization must use the Bearer scheme")
+        }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty else { throw .badJwt("empty bearer token") }
+        return token
+    }
+
+    static func checkHeader(_ header: [String: JSONValue]) throws(AuthError) -> AtprotoSigningKey.Algorithm {
+        guard let alg = header["alg"]?.stringValue, let algorithm = AtprotoSigningKey.Algorithm(rawValue: alg) else {
+            throw .badJwt("alg must be ES256K or ES256")
+        }
+        if let typ = header["typ"] {
+            guard let value = typ.stringValue?.lowercased() else { throw .badJwtType("typ must be a string") }
+            // Access, refresh and DPoP tokens must never pass as service auth.
+            guard value == "jwt" else { throw .badJwtType("typ \(value) is not accepted") }
+        }
+        if let kid = header["kid"] {
+            guard kid.stringValue == "#atproto" else { throw .badJwt("kid must be #atproto") }
+        }
+        // RFC 7515 §4.1.11: we understand no extensions, so any crit is fatal.
+        guard header["crit"] == nil else { throw .badJwt("crit is not supported") }
+        return algorithm
+    }
+
+    private func checkSignature(_ jwt: ServiceAuthJWT, algorithm: AtprotoSigningKey.Algorithm, issuer did: DID) throws(AuthError) {
+        // Raw r||s only; DER (70–72 bytes) and anything else fail before the network is touched.
+        guard jwt.signature.count == 2 * algorithm.curve.scalarSize else {
+            throw .badJwtSignature("signature must be \(2 * algorithm.curve.scalarSize)-byte r||s")
+        }
+        if configuration.requireLowS && !ECDSA.isLowS(raw: jwt.signature, curve: algorithm.curve) {
+            throw .badJwtSignature("high-S signature")
+        }
+        let key = try resolver.signingKey(for: did, forceRefresh: false)
+        if Self.isValid(jwt, algorithm: algorithm, key: key) { return }
+
+        // 8. The user may have rotated keys since we cached theirs.
+        guard let refreshed = try? resolver.signingKey(for: did, forceRefresh: true), refreshed != key,
+              Self.isValid(jwt, algorithm: algorithm, key: refreshed)
+        else { throw .badJwtSignature("signature does not verify") }
+    }
+
+    private static func isValid(_ jwt: ServiceAuthJWT, algorithm: AtprotoSigningKey.Algorithm, key: AtprotoSigningKey) -> Bool {
+        key.algorithm == algorithm
+            && key.publicKey.isValidSignature(raw: jwt.signature, for: jwt.signingInput, hash: .sha256)
+    }
+}

@@ -1,0 +1,82 @@
+/// A small blocking HTTP/1.1 client for fetching small documents (DID documents) from hosts that
+/// outsiders choose. One request per connection, no redirects, a body size cap, one overall
+/// timeout, and an SSRF guard: the host is resolved once, non-public addresses are refused
+/// unless allowed, and the connection goes to a vetted address.
+public struct HTTPClient: Sendable {
+    public let timeout: Double
+    public let maxBodySize: Int
+    public let allowPrivateAddresses: Bool
+    public let userAgent: String
+    /// One more trusted certificate besides the system store, so tests can run a TLS server.
+    var extraTrustAnchorPEM: [UInt8]?
+
+    public init(timeout: Double = 3, maxBodySize: Int = 1 << 20, allowPrivateAddresses: Bool = false,
+                userAgent: String = "catbird-mls") {
+        self.timeout = timeout
+        self.maxBodySize = maxBodySize
+        self.allowPrivateAddresses = allowPrivateAddresses
+        self.userAgent = userAgent
+    }
+
+    /// GET `url` (http or https). Non-2xx answers other than 3xx are returned for the caller to
+    /// judge; 3xx throws `redirectRefused`.
+    public func get(_ url: String) throws(HTTPClientError) -> HTTPClientResponse {
+        let url = try HTTPClientURL(url)
+        let deadline = HTTPClientDeadline(seconds: timeout)
+        let endpoints = try HTTPClientEndpoint.resolve(host: url.host, port: url.port)
+        let permitted = allowPrivateAddresses ? endpoints : endpoints.filter { $0.address.isPubliclyRoutable }
+        guard !permitted.isEmpty else {
+            throw .forbiddenAddress("\(url.host) resolves only to non-public addresses")
+        }
+        _ = try deadline.remainingMilliseconds()
+        let socket = try HTTPClientSocket.connect(to: permitted, deadline: deadline)
+        let transport: any HTTPClientTransport
+        switch url.scheme {
+        case .http:
+            transport = socket
+        case .https:
+            let hostIsIPLiteral = url.hostIsIPv6Literal || HTTPClientAddress.isIPv4Literal(url.host)
+            let context: HTTPClientTLSContext
+            if let extraTrustAnchorPEM {
+                context = try HTTPClientTLSContext(extraTrustAnchorPEM: extraTrustAnchorPEM)
+            } else {
+                context = try HTTPClientTLSContext.shared.get()
+            }
+            transport = try HTTPClientTLSConnection(socket: socket, host: url.host, hostIsIPLiteral: hostIsIPLiteral,
+                                                    context: context, deadline: deadline)
+        }
+
+        // RFC 9112 §3: request line and headers; `Connection: close` frames the exchange.
+        let request = "GET \(url.target) HTTP/1.1\r\n"
+            + "Host: \(url.hostHeader)\r\n"
+            + "User-Agent: \(userAgent)\r\n"
+            + "Accept: application/did+ld+json, application/json\r\n"
+            + "Accept-Encoding: identity\r\n"
+            + "Connection: close\r\n\r\n"
+        try transport.writeAll(Array(request.utf8), deadline: deadline)
+
+        var parser = HTTPClientResponseParser(maxBodySize: maxBodySize)
+        while true {
+            let bytes = try transport.read(maxCount: 16 * 1024, deadline: deadline)
+            if bytes.isEmpty { return try parser.finish() }
+            if let response = try parser.feed(bytes) { return response }
+        }
+    }
+}
+
+/// The byte stream under a request: a plain socket or a TLS session.
+protocol HTTPClientTransport {
+    func writeAll(_ bytes: [UInt8], deadline: HTTPClientDeadline) throws(HTTPClientError)
+    func read(maxCount: Int, deadline: HTTPClientDeadline) throws(HTTPClientError) -> [UInt8]
+}
+
+extension HTTPClientSocket: HTTPClientTransport {}
+extension HTTPClientTLSConnection: HTTPClientTransport {}
+
+extension HTTPClientAddress {
+    /// Dotted-quad only; anything else that getaddrinfo might read as IPv4 is treated as a name.
+    static func isIPv4Literal(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) && Int($0)! <= 255 }
+    }
+}

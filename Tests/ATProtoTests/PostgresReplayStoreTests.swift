@@ -1,0 +1,75 @@
+import XCTest
+import Foundation
+import Store
+import Synchronization
+@testable import ATProto
+
+/// Check 9 against a real PostgreSQL (DATABASE_URL), with the project's migrations applied.
+final class PostgresReplayStoreTests: XCTestCase {
+    private static let migrations = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("migrations")
+
+    private var database: Database!
+    private let clock = TestClock()
+    private var store: PostgresReplayStore!
+
+    override func setUpWithError() throws {
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+            XCTFail("DATABASE_URL is not set; start one with scripts/pg.sh start .data/pg")
+            throw CocoaError(.featureUnsupported)
+        }
+        database = try Database(url: url, poolSize: 4)
+        try Migrator(directory: Self.migrations).migrate(database)
+        store = PostgresReplayStore(database: database, clock: clock.closure)
+    }
+
+    override func tearDown() {
+        database?.close()
+    }
+
+    private var iss: String { Fixtures.randomPLC().rawValue }
+
+    func testSecondUseIsAReplay() throws {
+        let issuer = iss
+        let until = clock.now.addingTimeInterval(120)
+        XCTAssertTrue(try store.remember(iss: issuer, jti: "n1", until: until))
+        XCTAssertFalse(try store.remember(iss: issuer, jti: "n1", until: until))
+        XCTAssertTrue(try store.remember(iss: issuer, jti: "n2", until: until))
+        XCTAssertTrue(try store.remember(iss: iss, jti: "n1", until: until), "another issuer, same jti")
+    }
+
+    func testExpiredRowIsTakenOverAndCleanedUp() throws {
+        let issuer = iss
+        XCTAssertTrue(try store.remember(iss: issuer, jti: "old", until: clock.now.addingTimeInterval(60)))
+        clock.advance(by: 61)
+        XCTAssertTrue(try store.remember(iss: issuer, jti: "old", until: clock.now.addingTimeInterval(60)), "the old row expired")
+        XCTAssertFalse(try store.remember(iss: issuer, jti: "old", until: clock.now.addingTimeInterval(60)))
+
+        XCTAssertTrue(try store.remember(iss: issuer, jti: "short", until: clock.now.addingTimeInterval(10)))
+        let deleted = try store.deleteExpired(now: clock.now.addingTimeInterval(30))
+        XCTAssertGreaterThanOrEqual(deleted, 1)
+        let rows = try database.query("SELECT jti FROM auth_replay WHERE iss = $1 ORDER BY jti", [issuer])
+        XCTAssertEqual(try rows.map { try $0.string("jti") }, ["old"])
+    }
+
+    func testConcurrentUseAdmitsExactlyOne() throws {
+        let issuer = iss
+        let until = clock.now.addingTimeInterval(120)
+        let store = self.store!
+        let admitted = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            if (try? store.remember(iss: issuer, jti: "race", until: until)) == true {
+                admitted.withLock { $0 += 1 }
+            }
+        }
+        XCTAssertEqual(admitted.withLock { $0 }, 1)
+    }
+
+    func testVerifierRejectsReplayThroughPostgres() throws {
+        let h = try VerifierHarness(replayStore: store)
+        let token = h.token()
+        XCTAssertEqual(try h.verify("Bearer \(token)"), h.k256DID)
+        h.assertFails("Bearer \(token)", "BadJwt")
+    }
+}
