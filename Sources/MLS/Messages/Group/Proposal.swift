@@ -1,6 +1,7 @@
 /// RFC 9420 §12.1: a proposed change to the group. The body of each case is the RFC's struct of the
 /// same name (Add, Update, Remove, PreSharedKey, ReInit, ExternalInit, GroupContextExtensions).
-public enum Proposal: MLSCodable, Hashable, Sendable {
+/// Indirect so a vector of small proposals does not cost a KeyPackage-sized slot per entry.
+public indirect enum Proposal: MLSCodable, Hashable, Sendable {
     case add(KeyPackage)
     case update(LeafNode)
     case remove(removed: UInt32)

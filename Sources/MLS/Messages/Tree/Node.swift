@@ -1,5 +1,6 @@
-/// RFC 9420 §7.8: a non-blank ratchet tree node.
-public enum Node: MLSCodable, Hashable, Sendable {
+/// RFC 9420 §7.8: a non-blank ratchet tree node. Indirect so that a tree of blanks, one byte each
+/// on the wire, costs a pointer per entry in memory rather than a whole leaf.
+public indirect enum Node: MLSCodable, Hashable, Sendable {
     case leaf(LeafNode)
     case parent(ParentNode)
 
