@@ -3,7 +3,7 @@
 public enum VectorCatalog {
     public static let files: [VectorFile] = [
         VectorFile(name: "tree-math", check: TreeMathVectors.check),
-        VectorFile(name: "deserialization", check: nil),
+        VectorFile(name: "deserialization", check: DeserializationVectors.check),
         VectorFile(name: "crypto-basics", check: CryptoBasicsVectors.check),
         VectorFile(name: "secret-tree", check: SecretTreeVectors.check),
         VectorFile(name: "key-schedule", check: KeyScheduleVectors.check),
@@ -11,7 +11,7 @@ public enum VectorCatalog {
         VectorFile(name: "transcript-hashes", check: nil),
         VectorFile(name: "message-protection", check: nil),
         VectorFile(name: "welcome", check: nil),
-        VectorFile(name: "messages", check: nil),
+        VectorFile(name: "messages", check: MessagesVectors.check),
         VectorFile(name: "tree-operations", check: nil),
         VectorFile(name: "tree-validation", check: nil),
         VectorFile(name: "treekem", check: nil),

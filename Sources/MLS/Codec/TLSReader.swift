@@ -96,12 +96,19 @@ public struct TLSReader: Sendable {
         let end = position + count
         let outerLimit = limit
         depth += 1
+        defer {
+            limit = outerLimit
+            depth -= 1
+        }
         if depth > Self.maxDepth { throw .depthExceeded }
         limit = end
         var items: [T] = []
-        while position < end { items.append(try element(&self)) }
-        limit = outerLimit
-        depth -= 1
+        while position < end {
+            let before = position
+            items.append(try element(&self))
+            // An element that reads nothing would loop forever on hostile input.
+            if position == before { throw .invalidValue("vector element consumed no bytes") }
+        }
         return items
     }
 

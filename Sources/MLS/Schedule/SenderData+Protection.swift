@@ -1,7 +1,7 @@
 import Primitives
 
 /// Sender-data protection keys and the reuse guard (RFC 9420 §6.3).
-public enum SenderData {
+extension SenderData {
     /// sender_data_key and sender_data_nonce from the first Nh bytes of the content ciphertext
     /// (the whole ciphertext when it is shorter) (RFC 9420 §6.3.2).
     public static func keyAndNonce(

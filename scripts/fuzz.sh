@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
+#   scripts/fuzz.sh [mls|http ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json
+# Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
+# -sanitize=fuzzer. Crashes are written to fuzz-out/crashes/<target>/.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=fuzz-out
+seconds=${FUZZ_SECONDS:-60}
+vectors=${MLS_TEST_VECTORS:-$root/../shared/mls-test-vectors}
+mkdir -p "$out"
+
+c_flags=(-I Sources/CSodium -I Sources/COpenSSL)
+link_flags=(-L "$out" -lsodium -lssl -lcrypto)
+
+# build_module NAME SANITIZE_FLAGS... -- SOURCES...: a static library and its .swiftmodule in $out.
+build_module() {
+  local name=$1; shift
+  local flags=()
+  while [ "$1" != "--" ]; do flags+=("$1"); shift; done
+  shift
+  swiftc -O -parse-as-library -emit-library -static -emit-module -module-name "$name" \
+    -emit-module-path "$out/$name.swiftmodule" -o "$out/lib$name.a" \
+    -I "$out" "${c_flags[@]}" "${flags[@]}" "$@"
+}
+
+swift_sources() { find "$1" -name '*.swift' | sort; }
+
+build_mls() {
+  echo "== building Primitives"
+  mapfile -t primitives < <(swift_sources Sources/Primitives)
+  build_module Primitives -- "${primitives[@]}"
+  echo "== building MLS (instrumented)"
+  mapfile -t mls < <(swift_sources Sources/MLS)
+  build_module MLS -sanitize=fuzzer -- "${mls[@]}"
+  echo "== linking fuzz-mls"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzMLSCodec.swift \
+    -o "$out/fuzz-mls" "${link_flags[@]}" -lMLS -lPrimitives
+}
+
+build_http() {
+  if [ ! -f Tests/Fuzz/FuzzHTTPRequestParser.swift ]; then
+    echo "== skipping http: Tests/Fuzz/FuzzHTTPRequestParser.swift does not exist yet"
+    return 1
+  fi
+  echo "== building HTTP (instrumented)"
+  mapfile -t http < <(swift_sources Sources/HTTP)
+  build_module HTTP -sanitize=fuzzer -- "${http[@]}"
+  echo "== linking fuzz-http"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzHTTPRequestParser.swift \
+    -o "$out/fuzz-http" "${link_flags[@]}" -lHTTP
+}
+
+# run_target NAME: new inputs go to $out/corpus/NAME; the committed seeds are read, not written.
+run_target() {
+  local name=$1
+  local seeds=Tests/Fuzz/corpus/$name
+  mkdir -p "$out/corpus/$name" "$out/crashes/$name"
+  local dirs=("$out/corpus/$name")
+  [ -d "$seeds" ] && dirs+=("$seeds")
+  echo "== fuzzing $name for ${seconds}s"
+  "$out/fuzz-$name" "${dirs[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$out/crashes/$name/" -print_final_stats=1
+}
+
+seed_mls() {
+  local dest=Tests/Fuzz/corpus/mls
+  rm -rf "$dest" && mkdir -p "$dest"
+  # Ten cases per cipher suite; proposal bodies get their type in front so they decode as Proposal.
+  python3 - "$vectors/messages.json" "$dest" <<'PY'
+import json, sys
+cases = json.load(open(sys.argv[1]))
+types = {"add_proposal": 1, "update_proposal": 2, "remove_proposal": 3, "pre_shared_key_proposal": 4,
+         "re_init_proposal": 5, "external_init_proposal": 6, "group_context_extensions_proposal": 7}
+for index in list(range(0, 10)) + list(range(100, 110)) + list(range(200, 210)):
+    for field, value in cases[index].items():
+        data = bytes.fromhex(value)
+        if field in types:
+            data = types[field].to_bytes(2, "big") + data
+        open(f"{sys.argv[2]}/{index:03d}-{field}", "wb").write(data)
+PY
+  echo "wrote $(ls "$dest" | wc -l) seeds to $dest ($(du -sh "$dest" | cut -f1))"
+}
+
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(mls http)
+if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
+
+status=0
+for target in "${targets[@]}"; do
+  case $target in
+    mls) build_mls && run_target mls || status=1 ;;
+    http) if build_http; then run_target http || status=1; fi ;;
+    *) echo "unknown fuzz target $target" >&2; exit 2 ;;
+  esac
+done
+exit $status
