@@ -10,6 +10,7 @@ struct Epoll {
     static let hangUp = LinuxCalls.EPOLLHUP
     static let error = LinuxCalls.EPOLLERR
     static let edgeTriggered = LinuxCalls.EPOLLET
+    static let exclusive = LinuxCalls.EPOLLEXCLUSIVE
 
     let descriptor: Int32
 

@@ -20,6 +20,7 @@ enum LinuxCalls {
     static let EPOLLHUP: UInt32 = 0x010
     static let EPOLLRDHUP: UInt32 = 0x2000
     static let EPOLLET: UInt32 = 1 << 31
+    static let EPOLLEXCLUSIVE: UInt32 = 1 << 28
     static let EPOLL_CTL_ADD: Int32 = 1
     static let EPOLL_CTL_DEL: Int32 = 2
     static let EPOLL_CLOEXEC: Int32 = 0o2_000_000
