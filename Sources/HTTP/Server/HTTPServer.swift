@@ -99,10 +99,10 @@ public final class HTTPServer: Sendable {
         for (index, handle) in handles.enumerated() {
             loopsFinished.enter()
             let thread = Thread {
+                Thread.current.name = "http-io-\(index)"
                 IOLoop(handle: handle, shared: shared).run()
                 loopsFinished.leave()
             }
-            thread.name = "http-io-\(index)"
             thread.start()
         }
         return Running(shared: shared, handles: handles, listeners: listeners, loopsFinished: loopsFinished)

@@ -45,10 +45,10 @@ final class WorkerPool: Sendable {
         for index in 0..<threadCount {
             finished.enter()
             let thread = Thread { [self] in
+                Thread.current.name = "http-worker-\(index)"
                 work()
                 finished.leave()
             }
-            thread.name = "http-worker-\(index)"
             thread.start()
         }
     }
