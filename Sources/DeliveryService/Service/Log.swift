@@ -41,11 +41,8 @@ public struct Log: Sendable {
             JSONText.appendString(value, to: &line)
         }
         line.append(contentsOf: Array("}\n".utf8))
-        Self.output.withLock { _ in
-            line.withUnsafeBufferPointer { buffer in
-                _ = fwrite(buffer.baseAddress, 1, buffer.count, stderr)
-            }
-        }
+        let data = Data(line)
+        Self.output.withLock { _ in FileHandle.standardError.write(data) }
     }
 
     public func debug(_ message: String, _ fields: KeyValuePairs<String, String> = [:]) { log(.debug, message, fields) }

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds the HTTP module plus a trivial responder in release mode and runs wrk against it.
+# Usage: Benchmarks/HTTPBench/run.sh [wrk args]   (default: -t2 -c64 -d10s)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=.build/http-bench
+mkdir -p "$out"
+swiftc -O -wmo -parse-as-library -module-name HTTPBench \
+    $(find Sources/HTTP -name '*.swift' -not -path 'Sources/HTTP/Client/*') \
+    Benchmarks/HTTPBench/HTTPBenchServer.swift -o "$out/http-bench-server"
+command -v wrk >/dev/null || { echo "wrk not installed (apt-get install -y wrk)"; exit 1; }
+PORT=${PORT:-18080} "$out/http-bench-server" & server=$!
+trap 'kill $server' EXIT
+sleep 1
+wrk ${@:--t2 -c64 -d10s} "http://127.0.0.1:${PORT:-18080}/"

@@ -1,0 +1,362 @@
+/// One client connection, owned by one I/O thread: reading a head, reading a body, waiting for a
+/// response, idle between requests, or lingering after the server decided to close.
+///
+/// Pipelined requests are answered in order because a connection works on one request at a time:
+/// while a response is computed on the worker pool, later requests stay in `pending` unparsed.
+final class HTTPConnection {
+    enum Phase: Equatable {
+        case idle
+        case readingHead
+        case readingBody
+        case responding
+        case lingering
+    }
+
+    /// Stop reading ahead once this much unparsed input waits behind a request being answered.
+    static let readAheadLimit = 64 * 1024
+    /// Stop answering pipelined requests while this much output is unsent (slow reader).
+    static let outputHighWater = 1 << 20
+    /// How long a closing connection keeps draining input so the peer sees our last response, not a reset.
+    static let lingerNanoseconds: UInt64 = 2_000_000_000
+
+    let socket: Socket
+    let serial: UInt64
+    let remoteAddress: String
+    var parser: HTTPRequestParser
+
+    private(set) var phase: Phase = .readingHead
+    /// Deadline of the current phase (monotonic ns), 0 for none.
+    private(set) var deadline: UInt64
+    /// Deadline for unsent output to make progress, 0 when nothing is queued.
+    private(set) var writeDeadline: UInt64 = 0
+    private(set) var isClosed = false
+    private(set) var awaitingWorker = false
+
+    /// Unparsed input carried between reads (usually empty: input is parsed straight from the read buffer).
+    private var pending: [UInt8] = []
+    private var output: [[UInt8]] = []
+    private var outputOffset = 0
+    private var outputBytes = 0
+    private var head: HTTPRequestHead?
+    private var requestKeepAlive = true
+    /// Method and keep-alive of the request being answered on the worker pool.
+    private var inFlight: (method: HTTPMethod, version: HTTPVersion, keepAlive: Bool)?
+    private var closeWhenFlushed = false
+    private var peerClosed = false
+    private var readPaused = false
+    private var receivedAny = false
+
+    init(socket: Socket, serial: UInt64, remoteAddress: String, parser: HTTPRequestParser, headerDeadline: UInt64) {
+        self.socket = socket
+        self.serial = serial
+        self.remoteAddress = remoteAddress
+        self.parser = parser
+        deadline = headerDeadline
+    }
+
+    var isIdle: Bool { phase == .idle && output.isEmpty && !awaitingWorker }
+
+    // MARK: Events
+
+    func handle(events: UInt32, loop: IOLoop) {
+        if events & Epoll.error != 0 {
+            loop.close(self)
+            return
+        }
+        if events & (Epoll.readable | Epoll.peerHangUp | Epoll.hangUp) != 0 {
+            readAvailable(loop: loop)
+        }
+        if !isClosed, events & Epoll.writable != 0, !output.isEmpty {
+            flush(loop: loop)
+            if !isClosed, output.isEmpty { resumeInput(loop: loop) }
+        }
+    }
+
+    /// Edge-triggered: read until the socket is drained, unless we are holding input back.
+    private func readAvailable(loop: IOLoop) {
+        while !isClosed {
+            if phase == .lingering {
+                discardInput(loop: loop)
+                return
+            }
+            if (awaitingWorker || outputBytes >= Self.outputHighWater), pending.count >= Self.readAheadLimit {
+                readPaused = true
+                return
+            }
+            switch loop.receiveBuffer.read(from: socket) {
+            case let .bytes(count):
+                received(count, loop: loop)
+                // A short read drained the socket; new data will raise a new edge.
+                if count < loop.receiveBuffer.capacity { return }
+            case .wouldBlock:
+                return
+            case .closed:
+                peerClosed = true
+                peerDidClose(loop: loop)
+                return
+            case .failed:
+                loop.close(self)
+                return
+            }
+        }
+    }
+
+    private func received(_ count: Int, loop: IOLoop) {
+        receivedAny = true
+        if pending.isEmpty, !awaitingWorker {
+            let consumed = loop.receiveBuffer.withBytes(count: count) { process($0, loop: loop) }
+            if !isClosed, phase != .lingering, consumed < count {
+                loop.receiveBuffer.withBytes(count: count) { pending.append(contentsOf: $0[consumed...]) }
+            }
+        } else {
+            loop.receiveBuffer.withBytes(count: count) { pending.append(contentsOf: $0) }
+            processPending(loop: loop)
+        }
+        settle(loop: loop)
+    }
+
+    private func processPending(loop: IOLoop) {
+        guard !pending.isEmpty, !awaitingWorker else { return }
+        let consumed = pending.withUnsafeBytes { process($0, loop: loop) }
+        if isClosed || phase == .lingering {
+            pending = []
+        } else if consumed > 0 {
+            pending.removeFirst(consumed)
+        }
+    }
+
+    /// Resumes parsing held-back input after a response went out.
+    private func resumeInput(loop: IOLoop) {
+        guard !awaitingWorker, !closeWhenFlushed, outputBytes < Self.outputHighWater else { return }
+        processPending(loop: loop)
+        if readPaused, !isClosed, !awaitingWorker {
+            readPaused = false
+            readAvailable(loop: loop)
+        }
+        settle(loop: loop)
+    }
+
+    private func peerDidClose(loop: IOLoop) {
+        // A half-closed peer still gets the response it is waiting for.
+        if awaitingWorker || !output.isEmpty {
+            closeWhenFlushed = true
+        } else {
+            loop.close(self)
+        }
+    }
+
+    private func discardInput(loop: IOLoop) {
+        while true {
+            switch loop.receiveBuffer.read(from: socket) {
+            case .bytes: continue
+            case .wouldBlock: return
+            case .closed, .failed:
+                loop.close(self)
+                return
+            }
+        }
+    }
+
+    // MARK: Requests
+
+    /// Parses and answers as many complete requests as `bytes` holds; returns the bytes consumed.
+    private func process(_ bytes: UnsafeRawBufferPointer, loop: IOLoop) -> Int {
+        var offset = 0
+        while !isClosed, !awaitingWorker, !closeWhenFlushed, outputBytes < Self.outputHighWater {
+            let step: (consumed: Int, event: HTTPRequestParser.Event?)
+            do {
+                step = try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            } catch {
+                reject(error, loop: loop)
+                return bytes.count
+            }
+            offset += step.consumed
+            guard let event = step.event else { break }
+            switch event {
+            case let .head(head):
+                do {
+                    try begin(head, bodyBytesWaiting: offset < bytes.count, loop: loop)
+                } catch {
+                    reject(error, loop: loop)
+                    return bytes.count
+                }
+            case let .body(body):
+                complete(body: body, loop: loop)
+            }
+        }
+        flush(loop: loop)
+        return offset
+    }
+
+    private func begin(_ head: HTTPRequestHead, bodyBytesWaiting: Bool, loop: IOLoop) throws(HTTPParserError) {
+        self.head = head
+        requestKeepAlive = parser.keepAlive
+        guard parser.hasBody else { return }
+        phase = .readingBody
+        deadline = loop.now &+ loop.bodyReadTimeout
+        let limit = loop.responder.maxBodySize(for: head)
+        try parser.setMaxBodySize(limit < 0 ? loop.configuration.defaultMaxBodySize : limit)
+        // RFC 9110 §10.1.1: 100 Continue only once the body is known to be acceptable, and not
+        // when the client already started sending it.
+        if parser.expectsContinue, !bodyBytesWaiting {
+            enqueue(HTTPResponseWriter.continueHead)
+        }
+    }
+
+    private func complete(body: [UInt8], loop: IOLoop) {
+        guard let head else { return }
+        self.head = nil
+        let keepAlive = requestKeepAlive && !loop.isDraining
+        let request = HTTPRequest(head: head, body: body, remoteAddress: remoteAddress)
+        if loop.responder.mayBlock(head) {
+            awaitingWorker = true
+            inFlight = (head.method, head.version, keepAlive)
+            phase = .responding
+            deadline = 0
+            loop.submit(request, from: self)
+        } else {
+            let response = loop.responder.respond(to: request)
+            send(response, method: head.method, version: head.version, keepAlive: keepAlive, loop: loop)
+        }
+    }
+
+    /// The worker pool finished the request this connection was waiting for.
+    func deliver(_ response: HTTPResponse, loop: IOLoop) {
+        guard awaitingWorker, let inFlight else { return }
+        awaitingWorker = false
+        self.inFlight = nil
+        send(response, method: inFlight.method, version: inFlight.version, keepAlive: inFlight.keepAlive && !loop.isDraining, loop: loop)
+        flush(loop: loop)
+        if !isClosed { resumeInput(loop: loop) }
+    }
+
+    private func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, loop: IOLoop) {
+        let responderCloses = response.headers.values(for: "connection").contains { $0.equalsIgnoringASCIICase("close") }
+        let persist = keepAlive && !responderCloses
+        let head = HTTPResponseWriter.head(
+            for: response, keepAlive: persist, announceKeepAlive: persist && version == .http1_0, date: loop.dateCache.current()
+        )
+        enqueue(head)
+        // RFC 9110 §9.3.2: a response to HEAD carries the GET's fields but no content.
+        if method != .head, HTTPStatus.allowsBody(response.status) { enqueue(response.body) }
+        if !persist { closeWhenFlushed = true }
+    }
+
+    /// A malformed or refused request: answer with the mapped status and close (RFC 9112 §9.6).
+    private func reject(_ error: HTTPParserError, loop: IOLoop) {
+        head = nil
+        send(error.response, method: .get, version: .http1_1, keepAlive: false, loop: loop)
+        flush(loop: loop)
+    }
+
+    // MARK: Output
+
+    private func enqueue(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        output.append(bytes)
+        outputBytes += bytes.count
+    }
+
+    func flush(loop: IOLoop) {
+        while !output.isEmpty, !isClosed {
+            switch socket.write(output[...], firstOffset: outputOffset) {
+            case var .bytes(written):
+                outputBytes -= written
+                while written > 0 {
+                    let left = output[0].count - outputOffset
+                    if written >= left {
+                        written -= left
+                        output.removeFirst()
+                        outputOffset = 0
+                    } else {
+                        outputOffset += written
+                        written = 0
+                    }
+                }
+                writeDeadline = 0
+            case .wouldBlock:
+                if writeDeadline == 0 { writeDeadline = loop.now &+ loop.idleTimeout }
+                return
+            case .closed, .failed:
+                loop.close(self)
+                return
+            }
+        }
+        writeDeadline = 0
+        if !isClosed, closeWhenFlushed, !awaitingWorker { beginLingeringClose(loop: loop) }
+    }
+
+    /// Half-closes and drains input for a bounded time, so the peer reads our last response before EOF.
+    private func beginLingeringClose(loop: IOLoop) {
+        guard phase != .lingering else { return }
+        if peerClosed {
+            loop.close(self)
+            return
+        }
+        socket.shutdownWrite()
+        phase = .lingering
+        deadline = loop.now &+ Self.lingerNanoseconds
+        // Input still buffered is discarded by the next read; the peer's FIN raises a new edge.
+    }
+
+    // MARK: Phases and timeouts
+
+    /// Moves to the phase the parser and queues imply; a deadline starts when its phase begins.
+    func settle(loop: IOLoop) {
+        guard !isClosed, phase != .lingering else { return }
+        if awaitingWorker {
+            phase = .responding
+            deadline = 0
+        } else if parser.isAwaitingHead {
+            if !pending.isEmpty {
+                if phase != .readingHead {
+                    phase = .readingHead
+                    deadline = loop.now &+ loop.headerReadTimeout
+                }
+            } else if phase != .idle, phase != .readingHead || receivedAny {
+                phase = .idle
+                deadline = loop.now &+ loop.idleTimeout
+            }
+            if loop.isDraining, isIdle { loop.close(self) }
+        } else if phase != .readingBody {
+            phase = .readingBody
+            deadline = loop.now &+ loop.bodyReadTimeout
+        }
+    }
+
+    /// Called by the loop's periodic sweep.
+    func checkTimeouts(loop: IOLoop) {
+        let now = loop.now
+        if writeDeadline != 0, now >= writeDeadline {
+            loop.close(self)
+            return
+        }
+        guard deadline != 0, now >= deadline else { return }
+        switch phase {
+        case .idle, .lingering, .responding:
+            loop.close(self)
+        case .readingHead where pending.isEmpty:
+            // Connected but never sent a byte of this request.
+            loop.close(self)
+        case .readingHead, .readingBody:
+            deadline = 0
+            head = nil
+            send(
+                .error(status: 408, error: "RequestTimeout", message: "request not received in time"),
+                method: .get, version: .http1_1, keepAlive: false, loop: loop
+            )
+            flush(loop: loop)
+        }
+    }
+
+    /// Graceful shutdown: idle connections close now, busy ones after their current response.
+    func beginDraining(loop: IOLoop) {
+        if isIdle || (phase == .readingHead && pending.isEmpty && output.isEmpty) {
+            loop.close(self)
+        }
+    }
+
+    func markClosed() {
+        isClosed = true
+    }
+}

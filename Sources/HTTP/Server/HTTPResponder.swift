@@ -1,0 +1,36 @@
+/// Answers requests. Called on an I/O thread (`mayBlock == false`) or on a worker thread.
+public protocol HTTPResponder: Sendable {
+    /// Largest body accepted for this request, decided from the head before the body is read
+    /// (413 beyond). A negative value means the server's `defaultMaxBodySize`.
+    func maxBodySize(for head: HTTPRequestHead) -> Int
+    /// True when `respond(to:)` may block (database, network): it then runs on the worker pool,
+    /// otherwise inline on the I/O thread.
+    func mayBlock(_ head: HTTPRequestHead) -> Bool
+    func respond(to request: HTTPRequest) -> HTTPResponse
+}
+
+extension HTTPResponder {
+    public func maxBodySize(for head: HTTPRequestHead) -> Int { -1 }
+    public func mayBlock(_ head: HTTPRequestHead) -> Bool { true }
+}
+
+/// A responder built from closures; handy for tests and small tools.
+public struct ClosureResponder: HTTPResponder {
+    private let body: @Sendable (HTTPRequest) -> HTTPResponse
+    private let blocking: @Sendable (HTTPRequestHead) -> Bool
+    private let bodyLimit: @Sendable (HTTPRequestHead) -> Int
+
+    public init(
+        mayBlock: @escaping @Sendable (HTTPRequestHead) -> Bool = { _ in false },
+        maxBodySize: @escaping @Sendable (HTTPRequestHead) -> Int = { _ in -1 },
+        respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+    ) {
+        body = respond
+        blocking = mayBlock
+        bodyLimit = maxBodySize
+    }
+
+    public func maxBodySize(for head: HTTPRequestHead) -> Int { bodyLimit(head) }
+    public func mayBlock(_ head: HTTPRequestHead) -> Bool { blocking(head) }
+    public func respond(to request: HTTPRequest) -> HTTPResponse { body(request) }
+}

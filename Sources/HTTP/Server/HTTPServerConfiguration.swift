@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Server settings. Times are in seconds.
+public struct HTTPServerConfiguration: Sendable {
+    public var host: String
+    /// 0 binds an ephemeral port; read it back from `HTTPServer.port`.
+    public var port: Int
+    /// I/O threads, each with its own epoll instance and listening socket.
+    public var ioThreads: Int
+    /// Threads running responders that may block.
+    public var workerThreads: Int
+    /// Request-line plus header section, beyond which the answer is 431.
+    public var maxHeaderBytes: Int
+    /// Body limit when the responder returns a negative `maxBodySize`.
+    public var defaultMaxBodySize: Int
+    /// Time allowed to receive a complete head, from its first byte (or from accept): slowloris defence.
+    public var headerReadTimeout: Double
+    /// Time allowed to receive a complete body once its head arrived.
+    public var bodyReadTimeout: Double
+    /// Time an open connection may sit between requests, and a stalled write may wait.
+    public var idleTimeout: Double
+    /// Open connections across all I/O threads; more are answered 503 and closed.
+    public var maxConnections: Int
+    /// How long `shutdown()` lets in-flight requests finish before closing their connections.
+    public var shutdownGracePeriod: Double
+    /// One SO_REUSEPORT listener per I/O thread (true) or one listener shared by all (false).
+    public var reusePort: Bool
+    public var listenBacklog: Int
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        ioThreads: Int = HTTPServerConfiguration.activeProcessorCount,
+        workerThreads: Int = 32,
+        maxHeaderBytes: Int = 16_384,
+        defaultMaxBodySize: Int = 1 << 20,
+        headerReadTimeout: Double = 10,
+        bodyReadTimeout: Double = 30,
+        idleTimeout: Double = 60,
+        maxConnections: Int = 4096,
+        shutdownGracePeriod: Double = 10,
+        reusePort: Bool = true,
+        listenBacklog: Int = 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.ioThreads = ioThreads
+        self.workerThreads = workerThreads
+        self.maxHeaderBytes = maxHeaderBytes
+        self.defaultMaxBodySize = defaultMaxBodySize
+        self.headerReadTimeout = headerReadTimeout
+        self.bodyReadTimeout = bodyReadTimeout
+        self.idleTimeout = idleTimeout
+        self.maxConnections = maxConnections
+        self.shutdownGracePeriod = shutdownGracePeriod
+        self.reusePort = reusePort
+        self.listenBacklog = listenBacklog
+    }
+
+    /// Defaults overridden by HOST and PORT from `environment`; an unparsable PORT keeps the default.
+    public init(environment: [String: String]) {
+        self.init()
+        if let host = environment["HOST"], !host.isEmpty { self.host = host }
+        if let text = environment["PORT"], let port = Int(text), (0...65_535).contains(port) { self.port = port }
+    }
+
+    public static var activeProcessorCount: Int {
+        Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}

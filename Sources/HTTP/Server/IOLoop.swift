@@ -1,0 +1,187 @@
+/// The event loop of one I/O thread: accepts on its listener, reads, parses, answers inline or via
+/// the worker pool, writes, and enforces timeouts. Created on its thread and never shared; other
+/// threads reach it only through its `IOLoopHandle`.
+final class IOLoop {
+    private static let listenerToken = UInt64.max
+    private static let wakeupToken = UInt64.max - 1
+
+    let configuration: HTTPServerConfiguration
+    let responder: any HTTPResponder
+    let receiveBuffer = ReceiveBuffer(capacity: 64 * 1024)
+    let dateCache = HTTPDateCache()
+    /// Monotonic time of the current loop iteration.
+    private(set) var now: UInt64 = 0
+    private(set) var isDraining = false
+
+    let headerReadTimeout: UInt64
+    let bodyReadTimeout: UInt64
+    let idleTimeout: UInt64
+    private let sweepInterval: UInt64
+
+    private let handle: IOLoopHandle
+    private let shared: ServerShared
+    private let events = EpollEvents(capacity: 256)
+    private var connections: [HTTPConnection?] = []
+    private var liveConnections = 0
+    private var nextSerial: UInt64 = 1
+    private var nextSweep: UInt64 = 0
+    private var drainDeadline: UInt64 = 0
+    private var listenerSuspended = false
+
+    init(handle: IOLoopHandle, shared: ServerShared) {
+        self.handle = handle
+        self.shared = shared
+        configuration = shared.configuration
+        responder = shared.responder
+        headerReadTimeout = MonotonicClock.nanoseconds(configuration.headerReadTimeout)
+        bodyReadTimeout = MonotonicClock.nanoseconds(configuration.bodyReadTimeout)
+        idleTimeout = MonotonicClock.nanoseconds(configuration.idleTimeout)
+        // Sweep for expired deadlines often enough that the shortest timeout fires within ~25% of itself.
+        let shortest: UInt64 = [headerReadTimeout, bodyReadTimeout, idleTimeout].filter { $0 > 0 }.min() ?? 1_000_000_000
+        sweepInterval = Swift.min(Swift.max(shortest / 4, 5_000_000), 250_000_000)
+    }
+
+    /// Runs until shutdown has been requested and every connection is closed (or the grace period ended).
+    func run() {
+        now = MonotonicClock.now()
+        nextSweep = now &+ sweepInterval
+        while true {
+            let timeout = Int32(clamping: (nextSweep > now ? nextSweep - now : 0) / 1_000_000 + 1)
+            let count = handle.epoll.wait(into: events, timeoutMS: timeout)
+            now = MonotonicClock.now()
+            for index in 0..<count {
+                let (flags, token) = events[index]
+                switch token {
+                case Self.listenerToken: acceptConnections()
+                case Self.wakeupToken: drainWakeups()
+                default:
+                    guard let connection = connection(for: Int32(truncatingIfNeeded: token)) else { continue }
+                    connection.handle(events: flags, loop: self)
+                }
+            }
+            if !isDraining, handle.stopRequested { beginDraining() }
+            if now >= nextSweep {
+                sweep()
+                nextSweep = now &+ sweepInterval
+            }
+            if isDraining, liveConnections == 0 || now >= drainDeadline { break }
+        }
+        closeAll()
+    }
+
+    // MARK: Accepting
+
+    private func acceptConnections() {
+        guard let listener = handle.listener, !isDraining else { return }
+        for _ in 0..<64 {
+            let accepted: (socket: Socket, remoteAddress: String)?
+            do {
+                accepted = try listener.accept()
+            } catch {
+                // Out of descriptors: stop polling the listener until the next sweep instead of spinning.
+                handle.epoll.remove(listener.descriptor)
+                listenerSuspended = true
+                return
+            }
+            guard let (socket, remoteAddress) = accepted else { return }
+            guard shared.reserveConnection() else {
+                socket.writeBestEffort(ServerShared.serviceUnavailable)
+                socket.close()
+                continue
+            }
+            socket.setNoDelay()
+            let connection = HTTPConnection(
+                socket: socket, serial: nextSerial, remoteAddress: remoteAddress,
+                parser: HTTPRequestParser(maxHeaderBytes: configuration.maxHeaderBytes, maxBodySize: configuration.defaultMaxBodySize),
+                headerDeadline: now &+ headerReadTimeout
+            )
+            nextSerial &+= 1
+            let fd = Int(socket.descriptor)
+            if fd >= connections.count { connections.append(contentsOf: repeatElement(nil, count: fd + 1 - connections.count)) }
+            connections[fd] = connection
+            liveConnections += 1
+            do {
+                let interest = Epoll.readable | Epoll.writable | Epoll.peerHangUp | Epoll.edgeTriggered
+                try handle.epoll.add(socket.descriptor, events: interest, data: UInt64(fd))
+            } catch {
+                close(connection)
+            }
+        }
+    }
+
+    private func connection(for descriptor: Int32) -> HTTPConnection? {
+        let index = Int(descriptor)
+        guard index >= 0, index < connections.count else { return nil }
+        return connections[index]
+    }
+
+    func close(_ connection: HTTPConnection) {
+        guard !connection.isClosed else { return }
+        connection.markClosed()
+        // Closing the descriptor also removes it from the epoll set.
+        connection.socket.close()
+        connections[Int(connection.socket.descriptor)] = nil
+        liveConnections -= 1
+        shared.releaseConnection()
+    }
+
+    // MARK: Worker pool
+
+    func submit(_ request: HTTPRequest, from connection: HTTPConnection) {
+        let responder = responder
+        let handle = handle
+        let descriptor = connection.socket.descriptor
+        let serial = connection.serial
+        shared.workers.submit {
+            let response = responder.respond(to: request)
+            handle.post(Completion(descriptor: descriptor, serial: serial, response: response))
+        }
+    }
+
+    private func drainWakeups() {
+        handle.wakeup.drain()
+        for completion in handle.takeCompletions() {
+            // The descriptor may have been closed, or closed and reused, while the worker ran.
+            guard let connection = connection(for: completion.descriptor), connection.serial == completion.serial else { continue }
+            connection.deliver(completion.response, loop: self)
+        }
+    }
+
+    // MARK: Timeouts and shutdown
+
+    private func sweep() {
+        for case let connection? in connections {
+            connection.checkTimeouts(loop: self)
+        }
+        if listenerSuspended, !isDraining, let listener = handle.listener {
+            let interest = Epoll.readable | (configuration.reusePort ? 0 : Epoll.exclusive)
+            if (try? handle.epoll.add(listener.descriptor, events: interest, data: Self.listenerToken)) != nil {
+                listenerSuspended = false
+            }
+        }
+    }
+
+    private func beginDraining() {
+        isDraining = true
+        drainDeadline = now &+ MonotonicClock.nanoseconds(configuration.shutdownGracePeriod)
+        if let listener = handle.listener { handle.epoll.remove(listener.descriptor) }
+        for case let connection? in connections {
+            connection.beginDraining(loop: self)
+        }
+    }
+
+    private func closeAll() {
+        for case let connection? in connections {
+            close(connection)
+        }
+    }
+
+    /// Registers the listener and the wake-up descriptor on `epoll` before the thread starts.
+    /// A listener shared by several loops is registered exclusive so one connection wakes one thread.
+    static func register(listener: Socket?, wakeup: EventFD, on epoll: Epoll, shared: Bool) throws(SocketError) {
+        try epoll.add(wakeup.descriptor, events: Epoll.readable, data: wakeupToken)
+        if let listener {
+            try epoll.add(listener.descriptor, events: Epoll.readable | (shared ? Epoll.exclusive : 0), data: listenerToken)
+        }
+    }
+}

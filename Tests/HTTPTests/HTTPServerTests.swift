@@ -1,0 +1,346 @@
+import Dispatch
+import Foundation
+import Synchronization
+import XCTest
+@testable import HTTP
+
+/// Starts the real server on 127.0.0.1, port 0, and speaks raw HTTP to it.
+final class HTTPServerTests: XCTestCase {
+    /// The threads that answered inline and blocking requests.
+    final class ThreadLog: Sendable {
+        private let threads = Mutex<(inline: Set<UInt>, blocking: Set<UInt>)>(([], []))
+
+        func record(blocking: Bool) {
+            let id = UInt(pthread_self())
+            threads.withLock { if blocking { $0.blocking.insert(id) } else { $0.inline.insert(id) } }
+        }
+
+        var inline: Set<UInt> { threads.withLock { $0.inline } }
+        var blocking: Set<UInt> { threads.withLock { $0.blocking } }
+    }
+
+    /// Paths under /block run on the worker pool; /block/slow sleeps first; /small accepts 16 bytes.
+    /// The body echoes method, path and the request body.
+    struct EchoResponder: HTTPResponder {
+        var slowStarted: DispatchSemaphore?
+        var log = ThreadLog()
+
+        func maxBodySize(for head: HTTPRequestHead) -> Int {
+            head.path == "/small" ? 16 : -1
+        }
+
+        func mayBlock(_ head: HTTPRequestHead) -> Bool {
+            head.path.hasPrefix("/block")
+        }
+
+        func respond(to request: HTTPRequest) -> HTTPResponse {
+            if request.path.hasPrefix("/block/slow") {
+                slowStarted?.signal()
+                usleep(300_000)
+            }
+            log.record(blocking: mayBlock(request.head))
+            let text = "\(request.method) \(request.path) " + String(decoding: request.body, as: UTF8.self)
+            return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array(text.utf8))
+        }
+    }
+
+    private func startServer(
+        responder: any HTTPResponder = EchoResponder(),
+        _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }
+    ) throws -> HTTPServer {
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, ioThreads: 2, workerThreads: 4)
+        configure(&configuration)
+        let server = HTTPServer(configuration: configuration, responder: responder)
+        try server.start()
+        addTeardownBlock { server.shutdown() }
+        return server
+    }
+
+    private func get(_ path: String, extra: String = "") -> String {
+        "GET \(path) HTTP/1.1\r\nHost: test\r\n\(extra)\r\n"
+    }
+
+    // MARK: Basics
+
+    func testEphemeralPort_IsExposed() throws {
+        let server = try startServer()
+        XCTAssertGreaterThan(server.port, 0)
+        XCTAssertNotEqual(server.port, 8080)
+    }
+
+    func testKeepAlive_ServesSeveralRequestsOnOneConnection() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        for index in 0..<5 {
+            client.send(get("/r\(index)"))
+            let response = try client.readResponse()
+            XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(response.bodyText, "GET /r\(index) ")
+            XCTAssertNil(response.header("connection"))
+            XCTAssertNotNil(response.header("date"))
+        }
+    }
+
+    func testPipelinedRequests_AreAnsweredInOrder_AcrossTheWorkerPool() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        let paths = ["/a", "/block/slow", "/b", "/block/c", "/d"]
+        client.send(paths.map { get($0) }.joined())
+        for path in paths {
+            let response = try client.readResponse()
+            XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(response.bodyText, "GET \(path) ")
+        }
+    }
+
+    func testConnectionClose_ClosesAfterTheResponse() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send(get("/x", extra: "Connection: close\r\n") + get("/never"))
+        let response = try client.readResponse()
+        XCTAssertEqual(response.header("connection"), "close")
+        XCTAssertEqual(response.bodyText, "GET /x ")
+        XCTAssertTrue(try client.isClosedByPeer())
+    }
+
+    func testHTTP10_ClosesUnlessKeepAliveIsAsked() throws {
+        let server = try startServer()
+        let plain = try RawClient(port: server.port)
+        plain.send("GET /old HTTP/1.0\r\n\r\n")
+        XCTAssertEqual(try plain.readResponse().header("connection"), "close")
+        XCTAssertTrue(try plain.isClosedByPeer())
+
+        let kept = try RawClient(port: server.port)
+        kept.send("GET /old HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        XCTAssertEqual(try kept.readResponse().header("connection"), "keep-alive")
+        kept.send("GET /again HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        XCTAssertEqual(try kept.readResponse().bodyText, "GET /again ")
+    }
+
+    func testHEAD_HasLengthButNoBody() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send("HEAD /h HTTP/1.1\r\nHost: t\r\n\r\n" + get("/after"))
+        let head = try client.readResponse(toHEAD: true)
+        XCTAssertEqual(head.header("content-length"), "HEAD /h ".utf8.count.description)
+        XCTAssertEqual(try client.readResponse().bodyText, "GET /after ")
+    }
+
+    // MARK: Bodies
+
+    func testContentLengthAndChunkedBodies_ReachTheResponder() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send("POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello")
+        XCTAssertEqual(try client.readResponse().bodyText, "POST /p hello")
+        client.send("POST /block/p HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n2\r\nde\r\n0\r\nT: 1\r\n\r\n")
+        XCTAssertEqual(try client.readResponse().bodyText, "POST /block/p abcde")
+    }
+
+    func testBodyOverTheResponderLimit_Is413AndCloses() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send("POST /small HTTP/1.1\r\nHost: t\r\nContent-Length: 17\r\n\r\n" + String(repeating: "x", count: 17))
+        let response = try client.readResponse()
+        XCTAssertEqual(response.status, 413)
+        XCTAssertTrue(response.bodyText.contains(#""error":"PayloadTooLarge""#))
+        XCTAssertEqual(response.header("connection"), "close")
+        XCTAssertTrue(try client.isClosedByPeer())
+
+        let chunked = try RawClient(port: server.port)
+        chunked.send("POST /small HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n0123456789abcdef\r\n1\r\n")
+        XCTAssertEqual(try chunked.readResponse().status, 413)
+        XCTAssertTrue(try chunked.isClosedByPeer())
+    }
+
+    func testDefaultBodyLimit_AppliesWhenTheResponderDefers() throws {
+        let server = try startServer { $0.defaultMaxBodySize = 100 }
+        let client = try RawClient(port: server.port)
+        client.send("POST /big HTTP/1.1\r\nHost: t\r\nContent-Length: 101\r\n\r\n")
+        XCTAssertEqual(try client.readResponse().status, 413)
+    }
+
+    func testExpectContinue_SendsContinueOnlyForAcceptableBodies() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send("POST /p HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
+        let interim = try client.readResponse()
+        XCTAssertEqual(interim.status, 100)
+        client.send("body")
+        XCTAssertEqual(try client.readResponse().bodyText, "POST /p body")
+
+        let refused = try RawClient(port: server.port)
+        refused.send("POST /small HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 1000\r\n\r\n")
+        XCTAssertEqual(try refused.readResponse().status, 413)
+        XCTAssertTrue(try refused.isClosedByPeer())
+
+        let unknown = try RawClient(port: server.port)
+        unknown.send("POST /p HTTP/1.1\r\nHost: t\r\nExpect: teapot\r\nContent-Length: 1\r\n\r\n")
+        XCTAssertEqual(try unknown.readResponse().status, 417)
+    }
+
+    // MARK: Errors
+
+    func testGarbage_Is400AndCloses() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send("\u{16}\u{03}\u{01}\u{02}\u{00}binary junk\r\n\r\n")
+        let response = try client.readResponse()
+        XCTAssertEqual(response.status, 400)
+        XCTAssertEqual(response.header("content-type"), "application/json")
+        XCTAssertTrue(response.bodyText.contains(#""error":"InvalidRequest""#))
+        XCTAssertTrue(try client.isClosedByPeer())
+    }
+
+    func testSmuggledFraming_Is400() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        XCTAssertEqual(try client.readResponse().status, 400)
+        XCTAssertTrue(try client.isClosedByPeer())
+    }
+
+    func testUnsupportedVersion_Is505() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send("GET / HTTP/2.0\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(try client.readResponse().status, 505)
+    }
+
+    func testOversizedHeaders_Are431() throws {
+        let server = try startServer { $0.maxHeaderBytes = 1024 }
+        let client = try RawClient(port: server.port)
+        client.send(get("/", extra: "X-Big: " + String(repeating: "b", count: 2000) + "\r\n"))
+        let response = try client.readResponse()
+        XCTAssertEqual(response.status, 431)
+        XCTAssertTrue(response.bodyText.contains("RequestHeaderFieldsTooLarge"))
+        XCTAssertTrue(try client.isClosedByPeer())
+    }
+
+    // MARK: Timeouts and limits
+
+    func testSlowHeaders_AreCutOffByTheHeaderTimeout() throws {
+        let server = try startServer { $0.headerReadTimeout = 0.5 }
+        let client = try RawClient(port: server.port)
+        // Dribble a head that never ends, one byte every 50 ms, until the server gives up.
+        let dribble = Array("GET /slow HTTP/1.1\r\nHost: t\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "s"), count: 400)
+        var closed = false
+        for byte in dribble {
+            if !client.send([byte]) {
+                closed = true
+                break
+            }
+            usleep(50_000)
+            if client.isReadable() {
+                XCTAssertEqual(try client.readResponse().status, 408)
+                closed = try client.isClosedByPeer()
+                break
+            }
+        }
+        XCTAssertTrue(closed, "the server kept a dribbling client open")
+    }
+
+    func testSilentConnection_IsClosedByTheHeaderTimeout() throws {
+        let server = try startServer { $0.headerReadTimeout = 0.3 }
+        let client = try RawClient(port: server.port)
+        XCTAssertTrue(try client.isClosedByPeer())
+    }
+
+    func testSlowBody_IsCutOffByTheBodyTimeout() throws {
+        let server = try startServer { $0.bodyReadTimeout = 0.3 }
+        let client = try RawClient(port: server.port)
+        client.send("POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\npartial")
+        XCTAssertEqual(try client.readResponse().status, 408)
+        XCTAssertTrue(try client.isClosedByPeer())
+    }
+
+    func testIdleConnection_IsClosedAfterTheIdleTimeout() throws {
+        let server = try startServer { $0.idleTimeout = 0.3 }
+        let client = try RawClient(port: server.port)
+        client.send(get("/once"))
+        XCTAssertEqual(try client.readResponse().status, 200)
+        XCTAssertTrue(try client.isClosedByPeer())
+    }
+
+    func testConnectionsBeyondTheLimit_Get503() throws {
+        let server = try startServer { $0.maxConnections = 2 }
+        let first = try RawClient(port: server.port)
+        let second = try RawClient(port: server.port)
+        for client in [first, second] {
+            client.send(get("/hold"))
+            XCTAssertEqual(try client.readResponse().status, 200)
+        }
+        let third = try RawClient(port: server.port)
+        let refused = try third.readResponse()
+        XCTAssertEqual(refused.status, 503)
+        XCTAssertTrue(try third.isClosedByPeer())
+
+        // The held connections still work.
+        first.send(get("/still"))
+        XCTAssertEqual(try first.readResponse().bodyText, "GET /still ")
+    }
+
+    // MARK: Worker pool and shutdown
+
+    func testBlockingHandlers_ServeConcurrentClients() throws {
+        let responder = EchoResponder()
+        let server = try startServer(responder: responder) { $0.workerThreads = 8 }
+        let port = server.port
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 16) { index in
+            do {
+                let client = try RawClient(port: port)
+                for round in 0..<3 {
+                    let path = round == 1 ? "/block/slow/\(index)" : "/block/\(index)/\(round)"
+                    client.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n\(index % 10)\(round)")
+                    let response = try client.readResponse()
+                    if response.bodyText != "POST \(path) \(index % 10)\(round)" { failures.withLock { $0 += 1 } }
+                }
+            } catch {
+                failures.withLock { $0 += 1 }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, 0)
+        // Slow handlers overlapped on several workers.
+        XCTAssertGreaterThan(responder.log.blocking.count, 1)
+    }
+
+    func testBlockingAndInlineRequests_RunOnDifferentThreads() throws {
+        let responder = EchoResponder()
+        let server = try startServer(responder: responder)
+        let client = try RawClient(port: server.port)
+        for index in 0..<10 {
+            client.send(get(index.isMultiple(of: 2) ? "/block/\(index)" : "/inline/\(index)"))
+            XCTAssertEqual(try client.readResponse().status, 200)
+        }
+        XCTAssertFalse(responder.log.inline.isEmpty)
+        XCTAssertFalse(responder.log.blocking.isEmpty)
+        XCTAssertTrue(responder.log.inline.isDisjoint(with: responder.log.blocking))
+    }
+
+    func testShutdown_FinishesInFlightRequestsThenStops() throws {
+        let started = DispatchSemaphore(value: 0)
+        let server = try startServer(responder: EchoResponder(slowStarted: started))
+        let port = server.port
+        let idle = try RawClient(port: port)
+        idle.send(get("/warm"))
+        XCTAssertEqual(try idle.readResponse().status, 200)
+
+        let busy = try RawClient(port: port)
+        busy.send(get("/block/slow"))
+        XCTAssertEqual(started.wait(timeout: .now() + 5), .success)
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.shutdown()
+            stopped.signal()
+        }
+        let response = try busy.readResponse()
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.bodyText, "GET /block/slow ")
+        XCTAssertEqual(response.header("connection"), "close")
+        XCTAssertTrue(try busy.isClosedByPeer())
+        XCTAssertTrue(try idle.isClosedByPeer())
+        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success)
+        XCTAssertThrowsError(try RawClient(port: port))
+    }
+}
