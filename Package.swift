@@ -37,12 +37,14 @@ let package = Package(
         .target(name: "DeliveryService", dependencies: ["MLS", "HTTP", "ATProto", "Store", "DeliveryStore"]),
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
 
+        // Loopback servers, clients and clocks shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["ATProto", "Primitives"], path: "Tests/TestSupport"),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
-        .testTarget(name: "ATProtoTests", dependencies: ["ATProto", "HTTP", "Primitives", "Store"]),
+        .testTarget(name: "ATProtoTests", dependencies: ["ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
         .testTarget(name: "DeliveryStoreTests", dependencies: ["DeliveryStore", "Store"]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["DeliveryService", "MLS", "HTTP", "ATProto", "Store"]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["DeliveryService", "MLS", "HTTP", "ATProto", "Store", "TestSupport"]),
     ]
 )

@@ -1,24 +1,7 @@
 import Foundation
 import Primitives
-import Synchronization
+import TestSupport
 @testable import ATProto
-
-/// A clock tests move by hand; no test sleeps to let time pass.
-final class TestClock: Sendable {
-    private let current: Mutex<Date>
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_750_000_000)) {
-        current = Mutex(start)
-    }
-
-    var now: Date { current.withLock { $0 } }
-
-    func advance(by seconds: Double) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-
-    var closure: @Sendable () -> Date { { [self] in now } }
-}
 
 enum Fixtures {
     static let serviceDID = "did:web:mls.example.com"

@@ -6,30 +6,30 @@ import Glibc
 
 /// A small blocking HTTP/1.1 server on 127.0.0.1 (port chosen by the kernel) that plays the PLC
 /// directory or a did:web host: it serves canned replies from a mutable table and counts requests.
-final class LoopbackHTTPServer: Sendable {
-    enum Reply: Sendable {
+public final class LoopbackHTTPServer: Sendable {
+    public enum Reply: Sendable {
         /// Exactly these bytes, then close.
         case raw([UInt8])
         /// Read the request, then send nothing until the client gives up.
         case hang
     }
 
-    let port: UInt16
+    public let port: UInt16
     private let listener: Int32
     private let replies = Mutex<[String: Reply]>([:])
     private let counts = Mutex<[String: Int]>([:])
     private let requestHeads = Mutex<[String]>([])
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init() throws {
+    public init() throws {
         (listener, port) = try Self.listenOnLoopback()
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
 
     /// A listening TCP socket on 127.0.0.1 with a kernel-chosen port.
-    static func listenOnLoopback() throws -> (fd: Int32, port: UInt16) {
+    public static func listenOnLoopback() throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var address = sockaddr_in()
@@ -51,35 +51,35 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     /// Stops accepting; shutdown(2) wakes the blocked accept(2).
-    func stop() {
+    public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
     }
 
-    func set(_ path: String, _ reply: Reply) {
+    public func set(_ path: String, _ reply: Reply) {
         replies.withLock { $0[path] = reply }
     }
 
-    func remove(_ path: String) {
+    public func remove(_ path: String) {
         replies.withLock { _ = $0.removeValue(forKey: path) }
     }
 
     /// A JSON document with Content-Length framing.
-    func setJSON(_ path: String, _ json: String, status: Int = 200) {
+    public func setJSON(_ path: String, _ json: String, status: Int = 200) {
         let body = Array(json.utf8)
         let head = "HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         set(path, .raw(Array(head.utf8) + body))
     }
 
-    func requestCount(_ path: String) -> Int {
+    public func requestCount(_ path: String) -> Int {
         counts.withLock { $0[path] ?? 0 }
     }
 
-    var totalRequests: Int {
+    public var totalRequests: Int {
         counts.withLock { $0.values.reduce(0, +) }
     }
 
     /// The raw request heads received, in order.
-    var receivedHeads: [String] {
+    public var receivedHeads: [String] {
         requestHeads.withLock { $0 }
     }
 
