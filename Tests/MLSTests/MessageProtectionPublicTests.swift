@@ -1,4 +1,6 @@
+import Foundation
 import MLS
+import MLSVectors
 import Primitives
 import XCTest
 
@@ -167,6 +169,32 @@ final class MessageProtectionPublicTests: XCTestCase {
             context: f.context, suite: f.suite)
         assertThrows(FramingError.wrongWireFormat) {
             try PublicMessage(protecting: signed, membershipKey: f.membershipKey, context: f.context, suite: f.suite)
+        }
+    }
+}
+
+/// The message-protection vectors, and proof that the check fails on altered inputs.
+final class MessageProtectionVectorTests: XCTestCase {
+    private func cases() throws -> [[String: Any]] {
+        let data = try Data(contentsOf: CodecFixtures.vectorDirectory.appendingPathComponent("message-protection.json"))
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+    }
+
+    func test_vectors_allPass() throws {
+        let file = try XCTUnwrap(VectorCatalog.file(named: "message-protection"))
+        let outcomes = try file.run(contentsOf: CodecFixtures.vectorDirectory.appendingPathComponent("message-protection.json"))
+        XCTAssertEqual(outcomes.count, 7)
+        XCTAssertEqual(outcomes.compactMap(\.failure), [])
+    }
+
+    func test_vectors_failWithAlteredKeys() throws {
+        let testCase = try cases()[0]
+        for field in ["membership_key", "sender_data_secret", "encryption_secret", "confirmed_transcript_hash"] {
+            var altered = testCase
+            var bytes = try VectorJSON.hex(altered, field)
+            bytes[bytes.count - 1] ^= 1
+            altered[field] = bytes.hexString
+            XCTAssertThrowsError(try MessageProtectionVectors.check(altered), field)
         }
     }
 }
