@@ -67,6 +67,10 @@ final class MessageProtectionPrivateTests: XCTestCase {
         assertThrows(FramingError.invalidPadding) {
             try self.protect(f, FramingFixture.application, tree: &sender, padding: .toMultiple(of: 0))
         }
+        // More than an opaque<V> can carry is refused before anything is allocated.
+        assertThrows(FramingError.invalidPadding) {
+            try self.protect(f, FramingFixture.application, tree: &sender, padding: .zeros(1 << 30))
+        }
     }
 
     func test_tamperedCiphertext_isContentDecryptionFailure_andKeepsTheKey() throws {

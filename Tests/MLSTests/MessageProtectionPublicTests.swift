@@ -162,6 +162,49 @@ final class MessageProtectionPublicTests: XCTestCase {
         }
     }
 
+    func test_nonMemberSenders_limitedToTheirContentType() throws {
+        let f = try FramingFixture()
+        let tag = SecureRandom.bytes(f.suite.nh)
+        for (sender, content) in [(Sender.external(senderIndex: 0), FramingFixture.commit),
+                                  (.newMemberProposal, FramingFixture.commit),
+                                  (.newMemberCommit, FramingFixture.proposal)] {
+            assertThrows(FramingError.contentTypeNotAllowedForSender) {
+                try PublicMessage.protect(
+                    f.framed(content, sender: sender), confirmationTag: tag, signingKey: f.signingKey, context: f.context,
+                    membershipKey: nil, suite: f.suite)
+            }
+            // Built and signed anyway, the receiver refuses it too.
+            var signed = try AuthenticatedContent.signed(
+                wireFormat: .publicMessage, content: f.framed(content, sender: sender), signingKey: f.signingKey,
+                context: f.context, suite: f.suite)
+            if content.contentType == .commit { signed.auth.confirmationTag = tag }
+            let message = PublicMessage(content: signed.content, auth: signed.auth)
+            assertThrows(FramingError.contentTypeNotAllowedForSender) {
+                try message.unprotect(context: f.context, membershipKey: nil, signaturePublicKey: f.publicKey, suite: f.suite)
+            }
+        }
+    }
+
+    func test_verifiedContent_checksEverythingButTheMembershipTag() throws {
+        let f = try FramingFixture()
+        var message = try PublicMessage.protect(
+            f.framed(FramingFixture.commit), confirmationTag: SecureRandom.bytes(f.suite.nh), signingKey: f.signingKey,
+            context: f.context, membershipKey: f.membershipKey, suite: f.suite)
+        // A delivery service has no membership key: a wrong tag does not stop it, a bad signature does.
+        message.membershipTag = SecureRandom.bytes(f.suite.nh)
+        let content = try message.verifiedContent(context: f.context, signaturePublicKey: f.publicKey, suite: f.suite)
+        XCTAssertEqual(content.content, f.framed(FramingFixture.commit))
+        var nextEpoch = f.context
+        nextEpoch.epoch += 1
+        assertThrows(FramingError.wrongEpoch(expected: nextEpoch.epoch, actual: f.context.epoch)) {
+            try message.verifiedContent(context: nextEpoch, signaturePublicKey: f.publicKey, suite: f.suite)
+        }
+        message.auth.signature[1] ^= 1
+        assertThrows(FramingError.invalidSignature) {
+            try message.verifiedContent(context: f.context, signaturePublicKey: f.publicKey, suite: f.suite)
+        }
+    }
+
     func test_wireFormatOfSignedContent_mustMatchEnvelope() throws {
         let f = try FramingFixture()
         let signed = try AuthenticatedContent.signed(

@@ -39,6 +39,17 @@ extension AuthenticatedContent {
         guard content.epoch == context.epoch else { throw .wrongEpoch(expected: context.epoch, actual: content.epoch) }
     }
 
+    /// Non-member senders are limited to one content type each (RFC 9420 §6, §12.1.8, §12.4.3.2).
+    func checkSenderAllowed() throws(FramingError) {
+        switch content.sender {
+        case .member: return
+        case .external, .newMemberProposal:
+            guard content.contentType == .proposal else { throw .contentTypeNotAllowedForSender }
+        case .newMemberCommit:
+            guard content.contentType == .commit else { throw .contentTypeNotAllowedForSender }
+        }
+    }
+
     /// A commit must carry a non-empty confirmation tag.
     func checkConfirmationTagPresence() throws(FramingError) {
         guard content.contentType == .commit else { return }

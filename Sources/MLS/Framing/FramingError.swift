@@ -12,6 +12,8 @@ public enum FramingError: Error, Sendable, Equatable {
     case applicationMessageInPublicMessage
     /// A PrivateMessage can only come from a member (RFC 9420 §6.3).
     case senderNotMember
+    /// External and new-member senders may only send proposals, a new-member commit only a commit (RFC 9420 §6).
+    case contentTypeNotAllowedForSender
     /// The caller knows no signature key for this sender.
     case unknownSender(Sender)
     /// A member's PublicMessage needs a membership key to tag or check it.

@@ -27,7 +27,10 @@ extension PrivateMessage {
         try authenticated.checkConfirmationTagPresence()
         let framed = authenticated.content
         let inner = PrivateMessageContent(content: framed.content, auth: authenticated.auth)
-        let paddingLength = try padding.paddingLength(forUnpadded: inner.encoded(paddingLength: 0).count)
+        let unpadded = inner.encoded(paddingLength: 0).count
+        let paddingLength = try padding.paddingLength(forUnpadded: unpadded)
+        // The ciphertext is an opaque<V>, so plaintext and AEAD tag must fit a varint length.
+        guard paddingLength <= TLSWriter.maxVarint - suite.aead.tagSize - unpadded else { throw .invalidPadding }
         let plaintext = inner.encoded(paddingLength: paddingLength)
 
         var message = PrivateMessage(

@@ -9,6 +9,7 @@ extension PublicMessage {
     ) throws(FramingError) {
         guard authenticated.wireFormat == .publicMessage else { throw .wrongWireFormat }
         guard authenticated.content.contentType != .application else { throw .applicationMessageInPublicMessage }
+        try authenticated.checkSenderAllowed()
         try authenticated.checkConfirmationTagPresence()
         var tag: [UInt8]?
         if case .member = authenticated.content.sender {
@@ -51,13 +52,23 @@ extension PublicMessage {
     public func unprotect(
         context: GroupContext, membershipKey: [UInt8]?, signaturePublicKey: [UInt8], suite: CipherSuite
     ) throws(FramingError) -> AuthenticatedContent {
-        let authenticated = authenticatedContent
-        try authenticated.checkGroupAndEpoch(context)
-        guard content.contentType != .application else { throw .applicationMessageInPublicMessage }
+        try authenticatedContent.checkGroupAndEpoch(context)
         if case .member = content.sender {
             guard let membershipKey else { throw .missingMembershipKey }
             try verifyMembershipTag(membershipKey: membershipKey, context: context, suite: suite)
         }
+        return try verifiedContent(context: context, signaturePublicKey: signaturePublicKey, suite: suite)
+    }
+
+    /// Every check of `unprotect` except the membership tag, for a party without the epoch's
+    /// secrets, such as a delivery service (RFC 9420 §6.2: only members can check the tag).
+    public func verifiedContent(
+        context: GroupContext, signaturePublicKey: [UInt8], suite: CipherSuite
+    ) throws(FramingError) -> AuthenticatedContent {
+        let authenticated = authenticatedContent
+        try authenticated.checkGroupAndEpoch(context)
+        guard content.contentType != .application else { throw .applicationMessageInPublicMessage }
+        try authenticated.checkSenderAllowed()
         try authenticated.verifySignature(publicKey: signaturePublicKey, context: context, suite: suite)
         try authenticated.checkConfirmationTagPresence()
         return authenticated
