@@ -142,19 +142,14 @@ final class MessageProtectionPrivateTests: XCTestCase {
         XCTAssertNoThrow(try unprotect(f, message, tree: &receiver))
     }
 
-    func test_nonZeroPadding_isRefused() throws {
-        let f = try FramingFixture()
-        var sender = try f.tree()
-        var receiver = try f.tree()
-        // Encrypt by hand so the plaintext can carry a non-zero padding byte under valid AEADs.
-        let signed = try AuthenticatedContent.signed(
-            wireFormat: .privateMessage, content: f.framed(FramingFixture.application), signingKey: f.signingKey,
-            context: f.context, suite: f.suite)
-        let plaintext = PrivateMessageContent(content: signed.content.content, auth: signed.auth).encoded(paddingLength: 0) + [0, 0, 1, 0]
+    /// Encrypts chosen plaintexts under valid keys, as a buggy or hostile member could.
+    private func handEncrypted(
+        _ f: FramingFixture, tree: inout SecretTree, contentType: ContentType, plaintext: [UInt8], senderData: [UInt8]? = nil
+    ) throws -> PrivateMessage {
         var message = PrivateMessage(
-            groupID: f.context.groupID, epoch: f.context.epoch, contentType: .application,
-            authenticatedData: signed.content.authenticatedData, encryptedSenderData: [], ciphertext: [])
-        let keyNonce = try sender.next(leaf: f.sender, type: .application)
+            groupID: f.context.groupID, epoch: f.context.epoch, contentType: contentType,
+            authenticatedData: [], encryptedSenderData: [], ciphertext: [])
+        let keyNonce = try tree.next(leaf: f.sender, type: contentType == .application ? .application : .handshake)
         let reuseGuard: [UInt8] = [9, 8, 7, 6]
         message.ciphertext = try f.suite.seal(
             key: keyNonce.key, nonce: try SenderData.applyReuseGuard(reuseGuard, to: keyNonce.nonce),
@@ -162,8 +157,46 @@ final class MessageProtectionPrivateTests: XCTestCase {
         let senderKey = try SenderData.keyAndNonce(suite: f.suite, senderDataSecret: f.senderDataSecret, ciphertext: message.ciphertext)
         message.encryptedSenderData = try f.suite.seal(
             key: senderKey.key, nonce: senderKey.nonce, aad: message.senderDataAAD.encoded(),
-            plaintext: SenderData(leafIndex: f.sender, generation: keyNonce.generation, reuseGuard: reuseGuard).encoded())
-        assertThrows(FramingError.nonZeroPadding) { try self.unprotect(f, message, tree: &receiver) }
+            plaintext: senderData ?? SenderData(leafIndex: f.sender, generation: keyNonce.generation, reuseGuard: reuseGuard).encoded())
+        return message
+    }
+
+    func test_nonZeroPadding_isRefused() throws {
+        let f = try FramingFixture()
+        var sender = try f.tree()
+        var receiver = try f.tree()
+        let signed = try AuthenticatedContent.signed(
+            wireFormat: .privateMessage, content: f.framed(FramingFixture.application, authenticatedData: []),
+            signingKey: f.signingKey, context: f.context, suite: f.suite)
+        let content = PrivateMessageContent(content: signed.content.content, auth: signed.auth).encoded(paddingLength: 0)
+        let good = try handEncrypted(f, tree: &sender, contentType: .application, plaintext: content + [0, 0, 0, 0])
+        let bad = try handEncrypted(f, tree: &sender, contentType: .application, plaintext: content + [0, 0, 1, 0])
+        XCTAssertEqual(try unprotect(f, good, tree: &receiver).content.content, FramingFixture.application)
+        assertThrows(FramingError.nonZeroPadding) { try self.unprotect(f, bad, tree: &receiver) }
+    }
+
+    func test_malformedPlaintexts_areTyped() throws {
+        let f = try FramingFixture()
+        var sender = try f.tree()
+        var receiver = try f.tree()
+        let signed = try AuthenticatedContent.signed(
+            wireFormat: .privateMessage, content: f.framed(FramingFixture.proposal, authenticatedData: []),
+            signingKey: f.signingKey, context: f.context, suite: f.suite)
+        let content = PrivateMessageContent(content: signed.content.content, auth: signed.auth).encoded(paddingLength: 0)
+        // Truncated content: the signature's length prefix promises more than is there.
+        let truncated = try handEncrypted(f, tree: &sender, contentType: .proposal, plaintext: Array(content.dropLast(3)))
+        // Oversized: a varint length prefix far beyond the plaintext.
+        let oversized = try handEncrypted(f, tree: &sender, contentType: .proposal, plaintext: [0x00, 0x03, 0, 0, 0, 1, 0xBF, 0xFF, 0xFF, 0xFF])
+        // Sender data of the wrong size.
+        let shortSenderData = try handEncrypted(f, tree: &sender, contentType: .proposal, plaintext: content, senderData: [0, 0, 0, 2, 0, 0])
+        let longSenderData = try handEncrypted(
+            f, tree: &sender, contentType: .proposal, plaintext: content,
+            senderData: SenderData(leafIndex: f.sender, generation: 3, reuseGuard: [9, 8, 7, 6]).encoded() + [0])
+        for message in [truncated, oversized, shortSenderData, longSenderData] {
+            XCTAssertThrowsError(try unprotect(f, message, tree: &receiver)) { error in
+                guard case FramingError.malformed = error else { return XCTFail("got \(error)") }
+            }
+        }
     }
 
     func test_reusedGeneration_isRefused() throws {

@@ -217,6 +217,21 @@ final class WelcomeTests: XCTestCase {
         }
     }
 
+    func test_malformedGroupInfo_isTyped() throws {
+        let sender = try Sender(vectorIndex: 0)
+        let (key, nonce) = try KeySchedule.welcomeKeyAndNonce(suite: sender.suite, welcomeSecret: sender.epochSecrets.welcomeSecret)
+        let full = sender.groupInfo.encoded()
+        for plaintext in [Array(full.dropLast()), full + [0], [0x00, 0x01, 0x00, 0x01, 0xBF, 0xFF, 0xFF, 0xFF]] {
+            let encryptedGroupInfo = try sender.suite.seal(key: key, nonce: nonce, aad: [], plaintext: plaintext)
+            let secrets = try Welcome.encryptGroupSecrets(
+                sender.groupSecrets, to: sender.keyPackage, encryptedGroupInfo: encryptedGroupInfo, suite: sender.suite)
+            let welcome = Welcome(cipherSuite: sender.suite.rawValue, secrets: [secrets], encryptedGroupInfo: encryptedGroupInfo)
+            XCTAssertThrowsError(try welcome.decrypt(keyPackage: sender.keyPackage, initPrivateKey: sender.initPrivateKey)) { error in
+                guard case WelcomeError.malformedGroupInfo = error else { return XCTFail("got \(error)") }
+            }
+        }
+    }
+
     func test_severalRecipients_eachFindsItsOwnSecrets() throws {
         let first = try Sender(vectorIndex: 0)
         let second = try Sender(vectorIndex: 2)
