@@ -12,7 +12,7 @@ public enum PSKSecretVectors {
              psk: try VectorJSON.hex(psk, "psk"))
         }
         let expected = try VectorJSON.hex(testCase, "psk_secret")
-        try VectorJSON.expect(try PSKSecret.compute(suite: suite, psks: inputs), expected, "psk_secret")
+        try VectorJSON.expect(try PSKSecret.compute(suite: suite, namedPSKs: inputs), expected, "psk_secret")
         try VectorJSON.expect(try chainedWithPSKLabel(suite, inputs), expected, "psk_secret via PSKLabel")
     }
 
