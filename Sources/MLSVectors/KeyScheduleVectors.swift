@@ -10,16 +10,10 @@ public enum KeyScheduleVectors {
             throw VectorMismatch("epochs is not an array of objects")
         }
         for (index, epoch) in epochs.enumerated() {
-            // GroupContext (RFC 9420 §8.1), encoded directly until the struct lands.
-            var writer = TLSWriter()
-            writer.write(UInt16(1))
-            writer.write(suite.rawValue)
-            writer.writeOpaque(groupID)
-            writer.write(UInt64(index))
-            writer.writeOpaque(try VectorJSON.hex(epoch, "tree_hash"))
-            writer.writeOpaque(try VectorJSON.hex(epoch, "confirmed_transcript_hash"))
-            writer.writeVarint(0)
-            let groupContext = writer.bytes
+            let groupContext = GroupContext(
+                cipherSuite: suite.rawValue, groupID: groupID, epoch: UInt64(index),
+                treeHash: try VectorJSON.hex(epoch, "tree_hash"),
+                confirmedTranscriptHash: try VectorJSON.hex(epoch, "confirmed_transcript_hash")).encoded()
             try VectorJSON.expect(groupContext, try VectorJSON.hex(epoch, "group_context"), "epoch \(index) group_context")
 
             let secrets = try EpochSecrets(

@@ -8,13 +8,24 @@ public enum PSKSecretVectors {
             throw VectorMismatch("psks is not an array of objects")
         }
         let inputs = try psks.map { psk in
-            // PreSharedKeyID with psktype external (1), encoded directly until the struct lands.
-            var writer = TLSWriter()
-            writer.write(UInt8(1))
-            writer.writeOpaque(try VectorJSON.hex(psk, "psk_id"))
-            writer.writeOpaque(try VectorJSON.hex(psk, "psk_nonce"))
-            return PSKSecret.Input(encodedID: writer.bytes, psk: try VectorJSON.hex(psk, "psk"))
+            (id: PreSharedKeyID(kind: .external(pskID: try VectorJSON.hex(psk, "psk_id")), pskNonce: try VectorJSON.hex(psk, "psk_nonce")),
+             psk: try VectorJSON.hex(psk, "psk"))
         }
-        try VectorJSON.expect(try PSKSecret.compute(suite: suite, psks: inputs), try VectorJSON.hex(testCase, "psk_secret"), "psk_secret")
+        let expected = try VectorJSON.hex(testCase, "psk_secret")
+        try VectorJSON.expect(try PSKSecret.compute(suite: suite, namedPSKs: inputs), expected, "psk_secret")
+        try VectorJSON.expect(try chainedWithPSKLabel(suite, inputs), expected, "psk_secret via PSKLabel")
+    }
+
+    /// The §8.4 chain written out with the PSKLabel struct, as a check on PSKSecret's own encoding.
+    static func chainedWithPSKLabel(_ suite: CipherSuite, _ psks: [(id: PreSharedKeyID, psk: [UInt8])]) throws -> [UInt8] {
+        let zero = [UInt8](repeating: 0, count: suite.nh)
+        var secret = zero
+        for (index, entry) in psks.enumerated() {
+            let label = PSKLabel(id: entry.id, index: UInt16(index), count: UInt16(psks.count))
+            let extracted = try suite.kdfExtract(salt: zero, ikm: entry.psk)
+            let input = try suite.expandWithLabel(secret: extracted, label: "derived psk", context: label.encoded(), length: suite.nh)
+            secret = try suite.kdfExtract(salt: input, ikm: secret)
+        }
+        return secret
     }
 }
