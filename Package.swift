@@ -24,6 +24,7 @@ let package = Package(
         // Test-vector checks shared by the mls-vectors runner and the test suite.
         .target(name: "MLSVectors", dependencies: ["MLS"]),
         .executableTarget(name: "mls-vectors", dependencies: ["MLSVectors"]),
+        .executableTarget(name: "mls-bench", dependencies: ["MLS", "Primitives"], path: "Benchmarks/MLSBench"),
 
         // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
         .target(name: "HTTP", dependencies: ["COpenSSL"]),

@@ -6,6 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/install-deps.sh wrk
 swift build -c release -Xswiftc -DBENCH_ROUTES --product catbird-mls-server
+swift build -c release -Xswiftc -DBENCH_ROUTES --product mls-bench
 
 dir=$(mktemp -d "$root/.data/bench-XXXXXX" 2>/dev/null || { mkdir -p .data; mktemp -d "$root/.data/bench-XXXXXX"; })
 chmod 755 "$dir"
@@ -33,3 +34,7 @@ out=$(wrk -t2 -c64 -d10s --latency "http://127.0.0.1:$port/xrpc/_health")
 summarise "GET /xrpc/_health" "$out"
 out=$(wrk -t2 -c64 -d10s --latency -s Benchmarks/wrk/echo.lua "http://127.0.0.1:$port/xrpc/blue.catbird.mls.bench.echo")
 summarise "POST 1 KB JSON echo" "$out"
+
+echo
+echo "MLS (release, one core):"
+.build/release/mls-bench

@@ -1,0 +1,5 @@
+// `mls-bench [crypto|group]…`: MLS operations per second, release build (`make bench`).
+let selected = Set(CommandLine.arguments.dropFirst())
+if selected.isEmpty || selected.contains("crypto") {
+    try CryptoBench.run()
+}
