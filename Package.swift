@@ -46,6 +46,6 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "ATProtoTests", dependencies: ["ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
         .testTarget(name: "DeliveryStoreTests", dependencies: ["DeliveryStore", "Store"]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["DeliveryService", "MLS", "HTTP", "ATProto", "Store", "TestSupport"]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport"]),
     ]
 )

@@ -21,6 +21,12 @@ public struct HTTPClient: Sendable {
     /// GET `url` (http or https). Non-2xx answers other than 3xx are returned for the caller to
     /// judge; 3xx throws `redirectRefused`.
     public func get(_ url: String) throws(HTTPClientError) -> HTTPClientResponse {
+        try send(method: "GET", url, headers: [("Accept", "application/did+ld+json, application/json")])
+    }
+
+    /// Sends one request (`Connection: close`) with the given method, extra headers and body.
+    public func send(method: String, _ url: String, headers: [(String, String)] = [],
+                     body: [UInt8] = []) throws(HTTPClientError) -> HTTPClientResponse {
         let url = try HTTPClientURL(url)
         let deadline = HTTPClientDeadline(seconds: timeout)
         let endpoints = try HTTPClientEndpoint.resolve(host: url.host, port: url.port)
@@ -47,13 +53,16 @@ public struct HTTPClient: Sendable {
         }
 
         // RFC 9112 §3: request line and headers; `Connection: close` frames the exchange.
-        let request = "GET \(url.target) HTTP/1.1\r\n"
+        var request = "\(method) \(url.target) HTTP/1.1\r\n"
             + "Host: \(url.hostHeader)\r\n"
             + "User-Agent: \(userAgent)\r\n"
-            + "Accept: application/did+ld+json, application/json\r\n"
             + "Accept-Encoding: identity\r\n"
-            + "Connection: close\r\n\r\n"
-        try transport.writeAll(Array(request.utf8), deadline: deadline)
+        for (name, value) in headers where !value.contains("\r") && !value.contains("\n") {
+            request += "\(name): \(value)\r\n"
+        }
+        if !body.isEmpty || method == "POST" || method == "PUT" { request += "Content-Length: \(body.count)\r\n" }
+        request += "Connection: close\r\n\r\n"
+        try transport.writeAll(Array(request.utf8) + body, deadline: deadline)
 
         var parser = HTTPClientResponseParser(maxBodySize: maxBodySize)
         while true {

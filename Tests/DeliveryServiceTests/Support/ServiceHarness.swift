@@ -1,0 +1,118 @@
+import ATProto
+import DeliveryService
+import Foundation
+import HTTP
+import Primitives
+import Store
+import TestSupport
+import XCTest
+
+/// The real service for integration tests: a fresh PostgreSQL database (created on the server of
+/// DATABASE_URL, dropped afterwards), a loopback PLC directory, and the HTTP server on an ephemeral
+/// port. Tests talk to it over sockets with real service-auth tokens.
+final class ServiceHarness {
+    static let serviceDID = "did:web:mls.test"
+
+    let plc: LoopbackHTTPServer
+    let app: DeliveryServiceApp
+    let databaseURL: String
+    private let adminURL: String
+    private let databaseName: String
+    private let client = HTTPClient(timeout: 10, maxBodySize: 64 << 20, allowPrivateAddresses: true)
+
+    var baseURL: String { "http://127.0.0.1:\(app.port)" }
+
+    init(environment extra: [String: String] = [:]) throws {
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+            throw XCTestError(.failureWhileWaiting, userInfo: ["reason": "DATABASE_URL is not set: run the tests through `make test`"])
+        }
+        adminURL = url
+        databaseName = "catbird_test_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let admin = try Database(url: url, poolSize: 1)
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \(databaseName)")
+        var components = URLComponents(string: url)!
+        components.path = "/" + databaseName
+        databaseURL = components.string!
+
+        plc = try LoopbackHTTPServer()
+        var configuration = ServiceConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.databaseURL = databaseURL
+        configuration.databasePoolSize = 8
+        configuration.workerThreads = 16
+        configuration.serviceDID = Self.serviceDID
+        configuration.serviceEndpoint = "https://mls.test"
+        configuration.migrationsDirectory = Self.repositoryRoot + "/migrations"
+        configuration.logLevel = .warning
+        configuration.environment = [
+            "PLC_URL": plc.baseURL, "DID_RESOLVER_ALLOW_PRIVATE": "1", "SERVICE_DID": Self.serviceDID,
+        ].merging(extra) { _, new in new }
+        app = try DeliveryServiceApp(configuration: configuration)
+        try app.start()
+    }
+
+    func shutdown() {
+        app.shutdown()
+        plc.stop()
+        if let admin = try? Database(url: adminURL, poolSize: 1) {
+            _ = try? admin.execute("DROP DATABASE IF EXISTS \(databaseName) WITH (FORCE)")
+            admin.close()
+        }
+    }
+
+    static var repositoryRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    /// A new user whose DID document the PLC directory serves.
+    func makeUser(curve: ECCurve = .secp256k1) -> TestIdentity {
+        let user = TestIdentity(curve: curve)
+        user.publish(on: plc)
+        return user
+    }
+
+    struct Reply {
+        var status: Int
+        var headers: [(String, String)]
+        var body: [UInt8]
+
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+        }
+        var error: String? { json["error"] as? String }
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    }
+
+    /// Calls `/xrpc/<nsid>`: GET with `query` or POST with a JSON object, as `user` when given.
+    @discardableResult
+    func call(_ nsid: String, as user: TestIdentity? = nil, query: [(String, String)] = [],
+              json: [String: Any]? = nil, rawBody: [UInt8]? = nil, method: String? = nil,
+              headers extraHeaders: [(String, String)] = []) throws -> Reply {
+        var headers = extraHeaders
+        if let user { headers.append(("Authorization", "Bearer " + user.token(audience: Self.serviceDID, nsid: nsid))) }
+        var body: [UInt8] = []
+        if let json {
+            body = Array(try JSONSerialization.data(withJSONObject: json))
+            headers.append(("Content-Type", "application/json"))
+        } else if let rawBody {
+            body = rawBody
+        }
+        var url = baseURL + "/xrpc/" + nsid
+        if !query.isEmpty {
+            var components = URLComponents()
+            components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
+            url += "?" + (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+        }
+        let verb = method ?? ((json != nil || rawBody != nil) ? "POST" : "GET")
+        let response = try client.send(method: verb, url, headers: headers, body: body)
+        return Reply(status: response.status, headers: response.headers, body: response.body)
+    }
+
+    func get(path: String) throws -> Reply {
+        let response = try client.send(method: "GET", baseURL + path)
+        return Reply(status: response.status, headers: response.headers, body: response.body)
+    }
+}
