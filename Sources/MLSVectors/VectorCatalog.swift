@@ -14,7 +14,7 @@ public enum VectorCatalog {
         VectorFile(name: "messages", check: MessagesVectors.check),
         VectorFile(name: "tree-operations", check: TreeOperationsVectors.check),
         VectorFile(name: "tree-validation", check: TreeValidationVectors.check),
-        VectorFile(name: "treekem", check: nil),
+        VectorFile(name: "treekem", check: TreeKEMVectors.check),
         VectorFile(name: "passive-client-welcome", check: nil),
         VectorFile(name: "passive-client-handling-commit", check: nil),
         VectorFile(name: "passive-client-random", check: nil),
