@@ -13,7 +13,7 @@ extension PublicRatchetTree {
         groupID: [UInt8], expectedTreeHash: [UInt8]? = nil, requiredCapabilities: RequiredCapabilities? = nil
     ) throws(TreeError) {
         if let expectedTreeHash, expectedTreeHash != treeHash { throw .treeHashMismatch }
-        try verifyParentHashes()
+        // Specific faults first: a bad leaf or unmerged list also breaks the parent hashes above it.
         let members = members
         for (leaf, node) in members {
             try validateLeafContents(node, at: leaf, groupID: groupID, source: nil,
@@ -22,6 +22,7 @@ extension PublicRatchetTree {
         try checkCredentialCompatibility(members.map(\.node), leaves: members.map(\.leaf))
         try checkUniqueKeys()
         try checkUnmergedLeaves()
+        try verifyParentHashes()
     }
 
     /// RFC 9420 §7.3: a leaf node about to be placed at `leaf` (from an Add, an Update or a commit's
