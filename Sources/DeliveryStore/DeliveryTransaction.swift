@@ -29,8 +29,9 @@ public struct DeliveryTransaction {
     func nextSeq(_ convoID: String, touch: Bool) throws -> (seq: Int64, at: Date) {
         let rows = try connection.query("""
             UPDATE convos SET last_seq = last_seq + 1,
-                              last_message_at = CASE WHEN $2 THEN clock_timestamp() ELSE last_message_at END
-            WHERE convo_id = $1 RETURNING last_seq, clock_timestamp() AS at
+                              last_message_at = CASE WHEN $2 THEN now.at ELSE last_message_at END
+            FROM (SELECT clock_timestamp() AS at) now
+            WHERE convo_id = $1 RETURNING last_seq, now.at
             """, [convoID, touch])
         guard let row = rows.first else { throw DeliveryStoreError.convoNotFound }
         return (try row.int64("last_seq"), try row.date("at"))
