@@ -57,7 +57,14 @@ public struct MembershipChange: Sendable, Hashable, Codable {
 
     public var did: String
     public var action: Action
+    /// The epoch the change took effect in.
     public var epoch: Int64
+
+    public init(did: String, action: Action, epoch: Int64) {
+        self.did = did
+        self.action = action
+        self.epoch = epoch
+    }
 }
 
 /// What an applied commit changed.
