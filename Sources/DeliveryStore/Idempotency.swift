@@ -2,7 +2,7 @@ import Foundation
 import Store
 
 /// A response to replay for a repeated idempotency key: the HTTP status and the encoded body.
-public struct StoredResponse: Sendable, Equatable {
+public struct StoredResponse: Sendable, Hashable {
     public var status: Int
     public var body: [UInt8]
 

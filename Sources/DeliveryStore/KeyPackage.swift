@@ -49,6 +49,11 @@ public struct StoredKeyPackage: Sendable, Equatable {
 public struct KeyPackageSelection: Sendable, Equatable {
     public var packages: [StoredKeyPackage]
     public var missing: [String]
+
+    public init(packages: [StoredKeyPackage], missing: [String]) {
+        self.packages = packages
+        self.missing = missing
+    }
 }
 
 /// An owner's counts: available = unconsumed and unexpired; consumed = consumed, not yet deleted.
@@ -57,4 +62,10 @@ public struct KeyPackageStats: Sendable, Equatable {
     public var consumed: Int
     /// Available packages per cipher suite.
     public var byCipherSuite: [UInt16: Int]
+
+    public init(available: Int, consumed: Int, byCipherSuite: [UInt16: Int]) {
+        self.available = available
+        self.consumed = consumed
+        self.byCipherSuite = byCipherSuite
+    }
 }
