@@ -12,6 +12,8 @@ extension DeliveryTransaction {
     /// per epoch), the commit as a message with the next seq, the new epoch, public state and
     /// GroupInfo, the member diff, consumed key packages, welcomes, dropped covered proposals,
     /// and the events (messageEvent, membershipChangeEvent per DID, epochAdvanced).
+    /// The sender's right to commit (a member leaf, or an external joiner) is the caller's MLS
+    /// check: the store does not require `senderDID` to be a current member.
     public func applyCommit(_ application: CommitApplication) throws(DeliveryStoreError) -> CommitOutcome {
         try guarded {
             let convoID = application.convoID

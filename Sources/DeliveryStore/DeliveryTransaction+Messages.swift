@@ -32,6 +32,9 @@ extension DeliveryTransaction {
             case .ciphertext(let bytes): (bytes, nil, bytes.count)
             case .external(let sha256, let size): (nil, sha256, size)
             }
+            guard hash.map({ $0.count == 32 }) ?? true else {
+                throw DeliveryStoreError.invalidArgument("a SHA-256 hash is 32 bytes")
+            }
             guard size >= 0, size <= Int(Int32.max), (message.paddedSize ?? 0) >= 0,
                   (message.paddedSize ?? 0) <= Int(Int32.max) else {
                 throw DeliveryStoreError.invalidArgument("size out of range")

@@ -126,6 +126,13 @@ final class MessageTests: StoreTestCase {
         XCTAssertEqual(row.contentHash, hash)
         XCTAssertEqual(row.size, 4096)
         XCTAssertEqual(row.paddedSize, 4096)
+        var badHash = message(convo, "bad")
+        badHash.content = .external(sha256: [1, 2], size: 10)
+        XCTAssertEqual(deliveryError { try store.appendMessage(badHash) }, .invalidArgument("a SHA-256 hash is 32 bytes"))
+        var negative = message(convo, "negative")
+        negative.content = .external(sha256: hash, size: -1)
+        XCTAssertEqual(deliveryError { try store.appendMessage(negative) }, .invalidArgument("size out of range"))
+        XCTAssertEqual(try store.loadConvo(convo).lastSeq, 1)
     }
 
     func test_appendUpdatesLastMessageAt_andAppendsAnEvent() throws {
