@@ -1,1 +1,80 @@
-// The DeliveryStore module; see docs/ARCHITECTURE.md.
+import Foundation
+import Store
+
+/// The delivery service's persistence: conversations, members, messages, commits, key packages,
+/// welcomes, pending proposals, idempotency records and the event log, over one `Database`.
+///
+/// It knows nothing of MLS parsing or HTTP. Callers validate MLS objects first and hand over
+/// facts (bytes, DIDs, leaf indices, KeyPackageRefs); the store keeps the tables consistent and
+/// serializes every change to a conversation on its `convos` row, so concurrent requests never
+/// fork a group: at most one commit per (conversation, epoch), seq dense per conversation.
+///
+/// Each operation here is one transaction. The same operations exist on `DeliveryTransaction`
+/// for composing several (or an idempotency record) into one transaction with `transaction(_:)`
+/// or `idempotent(caller:method:key:_:)`. Errors are `DeliveryStoreError`; Store errors arrive
+/// as `.database(StoreError)`.
+public final class DeliveryStore: Sendable {
+    public struct Configuration: Sendable {
+        /// Unconsumed, unexpired key packages one DID may store (`tooManyKeyPackages` beyond).
+        public var keyPackageLimit: Int
+        /// Whether application messages from the epoch before the current one are accepted.
+        public var acceptsPreviousEpochMessages: Bool
+        /// How long a stored idempotent response is replayed.
+        public var idempotencyLifetime: TimeInterval
+        /// The NOTIFY channel that announces new events, payload `<convo_id> <event_seq>`.
+        public var eventChannel: String
+
+        public init(
+            keyPackageLimit: Int = 200, acceptsPreviousEpochMessages: Bool = false,
+            idempotencyLifetime: TimeInterval = 86_400, eventChannel: String = "convo_events"
+        ) {
+            self.keyPackageLimit = keyPackageLimit
+            self.acceptsPreviousEpochMessages = acceptsPreviousEpochMessages
+            self.idempotencyLifetime = idempotencyLifetime
+            self.eventChannel = eventChannel
+        }
+    }
+
+    public let database: Database
+    public let configuration: Configuration
+
+    public init(database: Database, configuration: Configuration = Configuration()) {
+        self.database = database
+        self.configuration = configuration
+    }
+
+    /// A conversation's id: the lowercase hex of its MLS group_id.
+    public static func convoID(forGroupID groupID: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(groupID.count * 2)
+        for byte in groupID {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Runs `body` in one READ COMMITTED transaction and commits it if `body` returns. `body` may
+    /// run again after a deadlock or serialization failure, so keep side effects other than SQL
+    /// out of it. The body's own errors are rethrown as they are; Store errors become
+    /// `DeliveryStoreError.database`.
+    public func transaction<T>(_ body: (DeliveryTransaction) throws -> T) throws -> T {
+        do {
+            return try database.transaction { connection in
+                try body(DeliveryTransaction(connection: connection, configuration: configuration))
+            }
+        } catch let error as StoreError {
+            throw DeliveryStoreError.database(error)
+        }
+    }
+
+    /// One transaction whose errors are all DeliveryStoreErrors.
+    func run<T>(_ body: (DeliveryTransaction) throws(DeliveryStoreError) -> T) throws(DeliveryStoreError) -> T {
+        try guarded {
+            try database.transaction { connection in
+                try body(DeliveryTransaction(connection: connection, configuration: configuration))
+            }
+        }
+    }
+}

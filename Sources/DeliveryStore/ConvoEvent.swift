@@ -1,0 +1,61 @@
+import Foundation
+
+/// An entry of a conversation's event log, as subscribers receive it.
+public struct ConvoEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable, Codable {
+        /// A message (application or commit) was stored: payload `{seq, msgId, epoch, sender, messageType}`.
+        case messageEvent
+        /// A DID joined, left or was removed: payload `{did, action, epoch}`.
+        case membershipChangeEvent
+        /// A commit moved the group to a new epoch: payload `{epoch, commitSeq}`.
+        case epochAdvanced
+    }
+
+    public var convoID: String
+    /// Dense per conversation, starting at 1.
+    public var seq: Int64
+    public var kind: Kind
+    /// The payload as JSON text.
+    public var payload: String
+    public var createdAt: Date
+}
+
+/// An event about to be appended: its kind and JSON payload.
+struct PendingEvent {
+    var kind: ConvoEvent.Kind
+    var payload: String
+
+    static func message(seq: Int64, msgID: String, epoch: Int64, sender: String, kind: MessageKind) -> PendingEvent {
+        PendingEvent(kind: .messageEvent, payload: json(MessagePayload(
+            seq: seq, msgId: msgID, epoch: epoch, sender: sender, messageType: kind.rawValue)))
+    }
+
+    static func membership(_ change: MembershipChange) -> PendingEvent {
+        PendingEvent(kind: .membershipChangeEvent, payload: json(change))
+    }
+
+    static func epochAdvanced(epoch: Int64, commitSeq: Int64) -> PendingEvent {
+        PendingEvent(kind: .epochAdvanced, payload: json(EpochPayload(epoch: epoch, commitSeq: commitSeq)))
+    }
+
+    private struct MessagePayload: Encodable {
+        var seq: Int64
+        var msgId: String
+        var epoch: Int64
+        var sender: String
+        var messageType: String
+    }
+
+    private struct EpochPayload: Encodable {
+        var epoch: Int64
+        var commitSeq: Int64
+    }
+
+    private static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain structs of strings and integers cannot fail.
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,54 @@
+import Store
+
+/// Every failure the DeliveryStore reports. The domain cases map one to one onto XRPC errors
+/// (API.md); `.database` wraps the Store layer's error (`unavailable` and `poolTimeout` → 503).
+///
+/// An operation checks all its preconditions before its first write, so a domain error leaves
+/// nothing behind even inside a longer transaction; a `.database` error aborts the transaction.
+public enum DeliveryStoreError: Error, Sendable, Equatable {
+    case convoNotFound
+    case convoAlreadyExists
+    case notMember
+    /// The conversation is at `current`, and the request's epoch is neither it nor the epoch a
+    /// commit just won.
+    case epochMismatch(current: Int64)
+    /// Another commit already won the epoch this one was made in; the group is now at `current`.
+    case commitConflict(current: Int64)
+    /// The KeyPackageRef is unknown or its package was already consumed.
+    case keyPackageNotFound(ref: [UInt8])
+    /// The KeyPackageRef exists but belongs to another DID than the one it was used for.
+    case keyPackageOwnerMismatch(ref: [UInt8])
+    /// The owner already stores `limit` unconsumed, unexpired packages.
+    case tooManyKeyPackages(limit: Int)
+    /// The KeyPackageRef is already stored for another owner, or was already consumed.
+    case duplicateKeyPackage
+    /// A message id already used in this conversation by another sender.
+    case messageIDConflict
+    case welcomeNotFound
+    /// A welcome exists, but its recipient is no longer a member (removed since).
+    case welcomeStale
+    case invalidCursor
+    /// The caller broke an argument precondition (e.g. a member list with a duplicate leaf).
+    case invalidArgument(String)
+    case database(StoreError)
+}
+
+extension DeliveryStoreError {
+    /// Maps anything thrown inside the store to a DeliveryStoreError.
+    static func from(_ error: any Error) -> DeliveryStoreError {
+        switch error {
+        case let error as DeliveryStoreError: error
+        case let error as StoreError: .database(error)
+        default: .database(.queryFailed(sqlState: "XX000", message: String(describing: error)))
+        }
+    }
+}
+
+/// Runs `body` and reports whatever it throws as a DeliveryStoreError.
+func guarded<T>(_ body: () throws -> T) throws(DeliveryStoreError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw DeliveryStoreError.from(error)
+    }
+}

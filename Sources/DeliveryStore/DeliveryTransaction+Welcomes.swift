@@ -1,0 +1,63 @@
+import Foundation
+import Store
+
+/// A stored Welcome for one recipient.
+public struct WelcomeRow: Sendable, Equatable {
+    public var convoID: String
+    public var recipientDID: String
+    public var id: Int64
+    public var welcome: [UInt8]
+    public var keyPackageRef: [UInt8]?
+    /// The epoch the Welcome admits to.
+    public var epoch: Int64
+    public var createdAt: Date
+}
+
+extension DeliveryTransaction {
+    /// The newest Welcome for `recipient` that is neither confirmed nor reported failed; fetching
+    /// does not consume it. `welcomeStale` if there is one but the recipient is no longer a
+    /// member (removed since), `welcomeNotFound` if there is none.
+    public func welcome(convoID: String, recipient: String) throws(DeliveryStoreError) -> WelcomeRow {
+        try guarded {
+            let rows = try connection.query("""
+                SELECT convo_id, recipient_did, id, welcome, key_package_ref, epoch, created_at FROM welcomes
+                WHERE convo_id = $1 AND recipient_did = $2 AND confirmed_at IS NULL AND failed_at IS NULL
+                ORDER BY id DESC LIMIT 1
+                """, [convoID, recipient])
+            guard let row = rows.first else { throw DeliveryStoreError.welcomeNotFound }
+            guard try isMember(convoID: convoID, did: recipient) else { throw DeliveryStoreError.welcomeStale }
+            return WelcomeRow(convoID: try row.string("convo_id"), recipientDID: try row.string("recipient_did"),
+                              id: try row.int64("id"), welcome: try row.bytes("welcome"),
+                              keyPackageRef: try row.optionalBytes("key_package_ref"), epoch: try row.int64("epoch"),
+                              createdAt: try row.date("created_at"))
+        }
+    }
+
+    /// Marks every open Welcome of `recipient` in the conversation as confirmed (`success`) or
+    /// failed with `errorDetails`. Returns false if there was none open (e.g. a repeated confirm).
+    @discardableResult
+    public func confirmWelcome(convoID: String, recipient: String, success: Bool,
+                               errorDetails: String? = nil) throws(DeliveryStoreError) -> Bool {
+        try guarded {
+            let changed = try connection.execute("""
+                UPDATE welcomes
+                SET confirmed_at = CASE WHEN $3 THEN clock_timestamp() END,
+                    failed_at = CASE WHEN $3 THEN NULL ELSE clock_timestamp() END,
+                    error_details = CASE WHEN $3 THEN NULL ELSE $4 END
+                WHERE convo_id = $1 AND recipient_did = $2 AND confirmed_at IS NULL AND failed_at IS NULL
+                """, [convoID, recipient, success, errorDetails])
+            return changed > 0
+        }
+    }
+
+    /// Stores one Welcome row per recipient for `epoch`.
+    func storeWelcomes(_ convoID: String, _ welcomes: [WelcomeDelivery], epoch: Int64) throws {
+        guard !welcomes.isEmpty else { return }
+        try connection.execute("""
+            INSERT INTO welcomes (convo_id, recipient_did, welcome, key_package_ref, epoch)
+            SELECT $1, w.recipient, w.welcome, w.ref, $2
+            FROM unnest($3::text[], $4::bytea[], $5::bytea[]) AS w(recipient, welcome, ref)
+            """, [convoID, epoch, PGArray(welcomes.map(\.recipientDID)), PGArray(welcomes.map(\.welcome)),
+                  PGArray(welcomes.map(\.keyPackageRef))])
+    }
+}
