@@ -25,7 +25,7 @@ swift test --skip-build --disable-swift-testing ${TEST_FILTER:+--filter "$TEST_F
 
 # The vector files the core implements so far gate the run; `mls-vectors` alone runs all 16 and
 # reports the rest as failed.
-VECTOR_FILES="tree-math deserialization crypto-basics secret-tree key-schedule psk_secret transcript-hashes message-protection welcome messages"
+VECTOR_FILES="tree-math deserialization crypto-basics secret-tree key-schedule psk_secret transcript-hashes message-protection welcome messages tree-operations tree-validation treekem"
 if [ -n "$VECTOR_FILES" ]; then
   swift build -c release --product mls-vectors
   .build/release/mls-vectors "$MLS_TEST_VECTORS" $VECTOR_FILES
