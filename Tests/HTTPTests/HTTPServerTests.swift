@@ -39,10 +39,15 @@ final class HTTPServerTests: XCTestCase {
                 usleep(300_000)
             }
             log.record(blocking: mayBlock(request.head))
+            if request.path == "/large" {
+                return HTTPResponse(status: 200, body: HTTPServerTests.largeBody)
+            }
             let text = "\(request.method) \(request.path) " + String(decoding: request.body, as: UTF8.self)
             return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array(text.utf8))
         }
     }
+
+    static let largeBody: [UInt8] = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) }
 
     private func startServer(
         responder: any HTTPResponder = EchoResponder(),
@@ -124,6 +129,32 @@ final class HTTPServerTests: XCTestCase {
         let head = try client.readResponse(toHEAD: true)
         XCTAssertEqual(head.header("content-length"), "HEAD /h ".utf8.count.description)
         XCTAssertEqual(try client.readResponse().bodyText, "GET /after ")
+    }
+
+    func testLargeResponses_SurviveASlowReader() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send(get("/large") + get("/large") + get("/after"))
+        // Let the server fill the socket buffer and wait for writability.
+        usleep(200_000)
+        let expected = Self.largeBody
+        for _ in 0..<2 {
+            let response = try client.readResponse()
+            XCTAssertEqual(response.body.count, expected.count)
+            XCTAssertTrue(response.body == expected)
+        }
+        XCTAssertEqual(try client.readResponse().bodyText, "GET /after ")
+    }
+
+    func testHalfClosedClient_StillGetsItsResponse() throws {
+        let server = try startServer()
+        for path in ["/inline", "/block/x"] {
+            let client = try RawClient(port: server.port)
+            client.send(get(path))
+            client.shutdownWrite()
+            XCTAssertEqual(try client.readResponse().bodyText, "GET \(path) ")
+            XCTAssertTrue(try client.isClosedByPeer())
+        }
     }
 
     // MARK: Bodies

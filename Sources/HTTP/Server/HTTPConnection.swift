@@ -64,7 +64,8 @@ final class HTTPConnection {
             return
         }
         if events & (Epoll.readable | Epoll.peerHangUp | Epoll.hangUp) != 0 {
-            readAvailable(loop: loop)
+            // After the peer's FIN a short read no longer means drained: read on to see the EOF.
+            readAvailable(untilEOF: events & (Epoll.peerHangUp | Epoll.hangUp) != 0, loop: loop)
         }
         if !isClosed, events & Epoll.writable != 0, !output.isEmpty {
             flush(loop: loop)
@@ -73,7 +74,7 @@ final class HTTPConnection {
     }
 
     /// Edge-triggered: read until the socket is drained, unless we are holding input back.
-    private func readAvailable(loop: IOLoop) {
+    private func readAvailable(untilEOF: Bool = false, loop: IOLoop) {
         while !isClosed {
             if phase == .lingering {
                 discardInput(loop: loop)
@@ -87,7 +88,7 @@ final class HTTPConnection {
             case let .bytes(count):
                 received(count, loop: loop)
                 // A short read drained the socket; new data will raise a new edge.
-                if count < loop.receiveBuffer.capacity { return }
+                if count < loop.receiveBuffer.capacity, !untilEOF { return }
             case .wouldBlock:
                 return
             case .closed:
@@ -103,6 +104,8 @@ final class HTTPConnection {
 
     private func received(_ count: Int, loop: IOLoop) {
         receivedAny = true
+        // Input after a request that ends the connection is never parsed.
+        if closeWhenFlushed { return }
         if pending.isEmpty, !awaitingWorker {
             let consumed = loop.receiveBuffer.withBytes(count: count) { process($0, loop: loop) }
             if !isClosed, phase != .lingering, consumed < count {
