@@ -47,7 +47,11 @@ final class HTTPServerTests: XCTestCase {
         }
     }
 
-    static let largeBody: [UInt8] = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) }
+    /// 4 MiB, more than the loopback socket buffers hold, in a pattern that shows misordered bytes.
+    static let largeBody = [UInt8](unsafeUninitializedCapacity: 4 << 20) { buffer, count in
+        for index in 0..<buffer.count { buffer[index] = UInt8(truncatingIfNeeded: index % 251) }
+        count = buffer.count
+    }
 
     private func startServer(
         responder: any HTTPResponder = EchoResponder(),
@@ -132,12 +136,12 @@ final class HTTPServerTests: XCTestCase {
     }
 
     func testLargeResponses_SurviveASlowReader() throws {
+        let expected = Self.largeBody
         let server = try startServer()
         let client = try RawClient(port: server.port)
         client.send(get("/large") + get("/large") + get("/after"))
         // Let the server fill the socket buffer and wait for writability.
         usleep(200_000)
-        let expected = Self.largeBody
         for _ in 0..<2 {
             let response = try client.readResponse()
             XCTAssertEqual(response.body.count, expected.count)
@@ -291,6 +295,17 @@ final class HTTPServerTests: XCTestCase {
         client.send(get("/once"))
         XCTAssertEqual(try client.readResponse().status, 200)
         XCTAssertTrue(try client.isClosedByPeer())
+    }
+
+    func testActiveConnection_OutlivesTheIdleTimeout() throws {
+        let server = try startServer { $0.idleTimeout = 0.4 }
+        let client = try RawClient(port: server.port)
+        // Requests keep coming at half the idle timeout, for three times its length.
+        for index in 0..<6 {
+            client.send(get("/tick/\(index)"))
+            XCTAssertEqual(try client.readResponse().bodyText, "GET /tick/\(index) ")
+            usleep(200_000)
+        }
     }
 
     func testConnectionsBeyondTheLimit_Get503() throws {

@@ -211,11 +211,12 @@ final class HTTPConnection {
         self.head = nil
         let keepAlive = requestKeepAlive && !loop.isDraining
         let request = HTTPRequest(head: head, body: body, remoteAddress: remoteAddress)
+        // Leaving .responding later restarts the idle clock from this request.
+        phase = .responding
+        deadline = 0
         if loop.responder.mayBlock(head) {
             awaitingWorker = true
             inFlight = (head.method, head.version, keepAlive)
-            phase = .responding
-            deadline = 0
             loop.submit(request, from: self)
         } else {
             let response = loop.responder.respond(to: request)
@@ -234,7 +235,7 @@ final class HTTPConnection {
     }
 
     private func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, loop: IOLoop) {
-        let responderCloses = response.headers.values(for: "connection").contains { $0.equalsIgnoringASCIICase("close") }
+        let responderCloses = response.headers.contains { $0.name.equalsIgnoringASCIICase("connection") && $0.value.equalsIgnoringASCIICase("close") }
         let persist = keepAlive && !responderCloses
         let head = HTTPResponseWriter.head(
             for: response, keepAlive: persist, announceKeepAlive: persist && version == .http1_0, date: loop.dateCache.current()
@@ -335,6 +336,8 @@ final class HTTPConnection {
             return
         }
         guard deadline != 0, now >= deadline else { return }
+        // A response still being written is governed by the write deadline alone.
+        if phase == .idle, !output.isEmpty { return }
         switch phase {
         case .idle, .lingering, .responding:
             loop.close(self)
