@@ -77,6 +77,30 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertNotEqual(server.port, 8080)
     }
 
+    func testBothListenerModes_ServeRequests() throws {
+        for reusePort in [false, true] {
+            let server = try startServer { $0.reusePort = reusePort; $0.ioThreads = 3 }
+            let clients = try (0..<6).map { _ in try RawClient(port: server.port) }
+            for (index, client) in clients.enumerated() {
+                client.send(get("/mode/\(index)"))
+                XCTAssertEqual(try client.readResponse().bodyText, "GET /mode/\(index) ")
+            }
+            server.shutdown()
+        }
+    }
+
+    func testInvalidListenAddress_Throws() {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "not-an-address", port: 0), responder: EchoResponder())
+        XCTAssertThrowsError(try server.start()) { XCTAssertEqual($0 as? SocketError, .invalidAddress("not-an-address")) }
+        XCTAssertEqual(server.port, 0)
+    }
+
+    func testPortInUse_Throws() throws {
+        let first = try startServer()
+        let second = HTTPServer(configuration: HTTPServerConfiguration(port: first.port), responder: EchoResponder())
+        XCTAssertThrowsError(try second.start()) { XCTAssertEqual($0 as? SocketError, .failed(call: "bind", code: EADDRINUSE)) }
+    }
+
     func testKeepAlive_ServesSeveralRequestsOnOneConnection() throws {
         let server = try startServer()
         let client = try RawClient(port: server.port)
