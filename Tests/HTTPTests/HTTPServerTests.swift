@@ -276,6 +276,26 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertTrue(try client.isClosedByPeer())
     }
 
+    func testRandomBytesFromTheNetwork_LeaveTheServerServing() throws {
+        let server = try startServer { $0.headerReadTimeout = 0.3; $0.bodyReadTimeout = 0.3; $0.idleTimeout = 0.3 }
+        var generator = SystemRandomNumberGenerator()
+        let seeds = ["GET / HTTP/1.1\r\nHost: t\r\n\r\n", "POST /block/x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"]
+        for round in 0..<40 {
+            var bytes = Array(seeds[round % 2].utf8)
+            for _ in 0..<4 {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if round.isMultiple(of: 5) { bytes = (0..<200).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+            let client = try RawClient(port: server.port)
+            client.send(bytes)
+            // Whatever the answer, the server ends the exchange: a response, a close, or both.
+            _ = try client.readUntilClosedOrIdle()
+        }
+        let client = try RawClient(port: server.port)
+        client.send(get("/alive"))
+        XCTAssertEqual(try client.readResponse().bodyText, "GET /alive ")
+    }
+
     // MARK: Timeouts and limits
 
     func testSlowHeaders_AreCutOffByTheHeaderTimeout() throws {

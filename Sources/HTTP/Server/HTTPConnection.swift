@@ -43,6 +43,8 @@ final class HTTPConnection {
     private var inFlight: (method: HTTPMethod, version: HTTPVersion, keepAlive: Bool)?
     private var closeWhenFlushed = false
     private var peerClosed = false
+    /// epoll reported the peer's FIN; the EOF may still be behind unread data.
+    private var peerHungUp = false
     private var readPaused = false
     private var receivedAny = false
 
@@ -63,9 +65,9 @@ final class HTTPConnection {
             loop.close(self)
             return
         }
+        if events & (Epoll.peerHangUp | Epoll.hangUp) != 0 { peerHungUp = true }
         if events & (Epoll.readable | Epoll.peerHangUp | Epoll.hangUp) != 0 {
-            // After the peer's FIN a short read no longer means drained: read on to see the EOF.
-            readAvailable(untilEOF: events & (Epoll.peerHangUp | Epoll.hangUp) != 0, loop: loop)
+            readAvailable(loop: loop)
         }
         if !isClosed, events & Epoll.writable != 0, !output.isEmpty {
             flush(loop: loop)
@@ -74,7 +76,7 @@ final class HTTPConnection {
     }
 
     /// Edge-triggered: read until the socket is drained, unless we are holding input back.
-    private func readAvailable(untilEOF: Bool = false, loop: IOLoop) {
+    private func readAvailable(loop: IOLoop) {
         while !isClosed {
             if phase == .lingering {
                 discardInput(loop: loop)
@@ -87,8 +89,9 @@ final class HTTPConnection {
             switch loop.receiveBuffer.read(from: socket) {
             case let .bytes(count):
                 received(count, loop: loop)
-                // A short read drained the socket; new data will raise a new edge.
-                if count < loop.receiveBuffer.capacity, !untilEOF { return }
+                // A short read drained the socket and new data will raise a new edge; but after the
+                // peer's FIN (an edge already consumed) we read on to see the EOF.
+                if count < loop.receiveBuffer.capacity, !peerHungUp { return }
             case .wouldBlock:
                 return
             case .closed:
