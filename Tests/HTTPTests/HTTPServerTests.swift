@@ -342,13 +342,13 @@ final class HTTPServerTests: XCTestCase {
     }
 
     func testActiveConnection_OutlivesTheIdleTimeout() throws {
-        let server = try startServer { $0.idleTimeout = 0.4 }
+        let server = try startServer { $0.idleTimeout = 1 }
         let client = try RawClient(port: server.port)
-        // Requests keep coming at half the idle timeout, for three times its length.
-        for index in 0..<6 {
+        // Requests keep coming at a quarter of the idle timeout, for twice its length.
+        for index in 0..<8 {
             client.send(get("/tick/\(index)"))
             XCTAssertEqual(try client.readResponse().bodyText, "GET /tick/\(index) ")
-            usleep(200_000)
+            usleep(250_000)
         }
     }
 
