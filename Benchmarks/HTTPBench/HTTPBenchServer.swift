@@ -10,9 +10,10 @@ enum HTTPBenchServer {
         let environment = Dictionary(uniqueKeysWithValues: ProcessEnvironment.pairs())
         var configuration = HTTPServerConfiguration(environment: environment)
         if let threads = environment["IO_THREADS"].flatMap(Int.init) { configuration.ioThreads = threads }
-        if environment["REUSE_PORT"] == "0" { configuration.reusePort = false }
+        if environment["REUSE_PORT"] == "1" { configuration.reusePort = true }
         let blocking = environment["BLOCKING"] == "1"
-        let body = Array("Hello, World!".utf8)
+        let size = environment["BODY_SIZE"].flatMap(Int.init)
+        let body = size.map { [UInt8](repeating: 0x61, count: $0) } ?? Array("Hello, World!".utf8)
         let responder = ClosureResponder(mayBlock: { _ in blocking }) { _ in
             HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: body)
         }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the HTTP module plus a trivial responder in release mode and runs wrk against it.
 # Usage: Benchmarks/HTTPBench/run.sh [wrk args]   (default: -t2 -c64 -d10s)
+# Server knobs (environment): PORT (18080), IO_THREADS, BLOCKING=1 (answer on the worker pool),
+# BODY_SIZE (bytes of response body), REUSE_PORT=1 (one SO_REUSEPORT listener per I/O thread).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.build/http-bench

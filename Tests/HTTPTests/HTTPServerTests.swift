@@ -39,9 +39,18 @@ final class HTTPServerTests: XCTestCase {
                 usleep(300_000)
             }
             log.record(blocking: mayBlock(request.head))
+            if request.path == "/large" {
+                return HTTPResponse(status: 200, body: HTTPServerTests.largeBody)
+            }
             let text = "\(request.method) \(request.path) " + String(decoding: request.body, as: UTF8.self)
             return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array(text.utf8))
         }
+    }
+
+    /// 4 MiB, more than the loopback socket buffers hold, in a pattern that shows misordered bytes.
+    static let largeBody = [UInt8](unsafeUninitializedCapacity: 4 << 20) { buffer, count in
+        for index in 0..<buffer.count { buffer[index] = UInt8(truncatingIfNeeded: index % 251) }
+        count = buffer.count
     }
 
     private func startServer(
@@ -66,6 +75,30 @@ final class HTTPServerTests: XCTestCase {
         let server = try startServer()
         XCTAssertGreaterThan(server.port, 0)
         XCTAssertNotEqual(server.port, 8080)
+    }
+
+    func testBothListenerModes_ServeRequests() throws {
+        for reusePort in [false, true] {
+            let server = try startServer { $0.reusePort = reusePort; $0.ioThreads = 3 }
+            let clients = try (0..<6).map { _ in try RawClient(port: server.port) }
+            for (index, client) in clients.enumerated() {
+                client.send(get("/mode/\(index)"))
+                XCTAssertEqual(try client.readResponse().bodyText, "GET /mode/\(index) ")
+            }
+            server.shutdown()
+        }
+    }
+
+    func testInvalidListenAddress_Throws() {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "not-an-address", port: 0), responder: EchoResponder())
+        XCTAssertThrowsError(try server.start()) { XCTAssertEqual($0 as? SocketError, .invalidAddress("not-an-address")) }
+        XCTAssertEqual(server.port, 0)
+    }
+
+    func testPortInUse_Throws() throws {
+        let first = try startServer()
+        let second = HTTPServer(configuration: HTTPServerConfiguration(port: first.port), responder: EchoResponder())
+        XCTAssertThrowsError(try second.start()) { XCTAssertEqual($0 as? SocketError, .failed(call: "bind", code: EADDRINUSE)) }
     }
 
     func testKeepAlive_ServesSeveralRequestsOnOneConnection() throws {
@@ -124,6 +157,32 @@ final class HTTPServerTests: XCTestCase {
         let head = try client.readResponse(toHEAD: true)
         XCTAssertEqual(head.header("content-length"), "HEAD /h ".utf8.count.description)
         XCTAssertEqual(try client.readResponse().bodyText, "GET /after ")
+    }
+
+    func testLargeResponses_SurviveASlowReader() throws {
+        let expected = Self.largeBody
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send(get("/large") + get("/large") + get("/after"))
+        // Let the server fill the socket buffer and wait for writability.
+        usleep(200_000)
+        for _ in 0..<2 {
+            let response = try client.readResponse()
+            XCTAssertEqual(response.body.count, expected.count)
+            XCTAssertTrue(response.body == expected)
+        }
+        XCTAssertEqual(try client.readResponse().bodyText, "GET /after ")
+    }
+
+    func testHalfClosedClient_StillGetsItsResponse() throws {
+        let server = try startServer()
+        for path in ["/inline", "/block/x"] {
+            let client = try RawClient(port: server.port)
+            client.send(get(path))
+            client.shutdownWrite()
+            XCTAssertEqual(try client.readResponse().bodyText, "GET \(path) ")
+            XCTAssertTrue(try client.isClosedByPeer())
+        }
     }
 
     // MARK: Bodies
@@ -217,6 +276,26 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertTrue(try client.isClosedByPeer())
     }
 
+    func testRandomBytesFromTheNetwork_LeaveTheServerServing() throws {
+        let server = try startServer { $0.headerReadTimeout = 0.3; $0.bodyReadTimeout = 0.3; $0.idleTimeout = 0.3 }
+        var generator = SystemRandomNumberGenerator()
+        let seeds = ["GET / HTTP/1.1\r\nHost: t\r\n\r\n", "POST /block/x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"]
+        for round in 0..<40 {
+            var bytes = Array(seeds[round % 2].utf8)
+            for _ in 0..<4 {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if round.isMultiple(of: 5) { bytes = (0..<200).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+            let client = try RawClient(port: server.port)
+            client.send(bytes)
+            // Whatever the answer, the server ends the exchange: a response, a close, or both.
+            _ = try client.readUntilClosedOrIdle()
+        }
+        let client = try RawClient(port: server.port)
+        client.send(get("/alive"))
+        XCTAssertEqual(try client.readResponse().bodyText, "GET /alive ")
+    }
+
     // MARK: Timeouts and limits
 
     func testSlowHeaders_AreCutOffByTheHeaderTimeout() throws {
@@ -260,6 +339,17 @@ final class HTTPServerTests: XCTestCase {
         client.send(get("/once"))
         XCTAssertEqual(try client.readResponse().status, 200)
         XCTAssertTrue(try client.isClosedByPeer())
+    }
+
+    func testActiveConnection_OutlivesTheIdleTimeout() throws {
+        let server = try startServer { $0.idleTimeout = 1 }
+        let client = try RawClient(port: server.port)
+        // Requests keep coming at a quarter of the idle timeout, for twice its length.
+        for index in 0..<8 {
+            client.send(get("/tick/\(index)"))
+            XCTAssertEqual(try client.readResponse().bodyText, "GET /tick/\(index) ")
+            usleep(250_000)
+        }
     }
 
     func testConnectionsBeyondTheLimit_Get503() throws {

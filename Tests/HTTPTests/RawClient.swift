@@ -133,6 +133,22 @@ final class RawClient {
         return poll(&entry, 1, 0) == 1
     }
 
+    /// Reads until the server closes, or until it has sent something and then paused (a kept-alive
+    /// connection); throws if it sends nothing and never closes.
+    func readUntilClosedOrIdle() throws -> [UInt8] {
+        var received: [UInt8] = []
+        while true {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                received.append(contentsOf: chunk[0..<n])
+                continue
+            }
+            if n < 0, errno == EAGAIN || errno == EWOULDBLOCK, received.isEmpty { throw ClientError.timedOut }
+            return received
+        }
+    }
+
     func shutdownWrite() {
         shutdown(fd, Int32(SHUT_WR))
     }

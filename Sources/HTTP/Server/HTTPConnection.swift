@@ -43,6 +43,8 @@ final class HTTPConnection {
     private var inFlight: (method: HTTPMethod, version: HTTPVersion, keepAlive: Bool)?
     private var closeWhenFlushed = false
     private var peerClosed = false
+    /// epoll reported the peer's FIN; the EOF may still be behind unread data.
+    private var peerHungUp = false
     private var readPaused = false
     private var receivedAny = false
 
@@ -63,6 +65,7 @@ final class HTTPConnection {
             loop.close(self)
             return
         }
+        if events & (Epoll.peerHangUp | Epoll.hangUp) != 0 { peerHungUp = true }
         if events & (Epoll.readable | Epoll.peerHangUp | Epoll.hangUp) != 0 {
             readAvailable(loop: loop)
         }
@@ -86,8 +89,9 @@ final class HTTPConnection {
             switch loop.receiveBuffer.read(from: socket) {
             case let .bytes(count):
                 received(count, loop: loop)
-                // A short read drained the socket; new data will raise a new edge.
-                if count < loop.receiveBuffer.capacity { return }
+                // A short read drained the socket and new data will raise a new edge; but after the
+                // peer's FIN (an edge already consumed) we read on to see the EOF.
+                if count < loop.receiveBuffer.capacity, !peerHungUp { return }
             case .wouldBlock:
                 return
             case .closed:
@@ -103,6 +107,8 @@ final class HTTPConnection {
 
     private func received(_ count: Int, loop: IOLoop) {
         receivedAny = true
+        // Input after a request that ends the connection is never parsed.
+        if closeWhenFlushed { return }
         if pending.isEmpty, !awaitingWorker {
             let consumed = loop.receiveBuffer.withBytes(count: count) { process($0, loop: loop) }
             if !isClosed, phase != .lingering, consumed < count {
@@ -208,11 +214,12 @@ final class HTTPConnection {
         self.head = nil
         let keepAlive = requestKeepAlive && !loop.isDraining
         let request = HTTPRequest(head: head, body: body, remoteAddress: remoteAddress)
+        // Leaving .responding later restarts the idle clock from this request.
+        phase = .responding
+        deadline = 0
         if loop.responder.mayBlock(head) {
             awaitingWorker = true
             inFlight = (head.method, head.version, keepAlive)
-            phase = .responding
-            deadline = 0
             loop.submit(request, from: self)
         } else {
             let response = loop.responder.respond(to: request)
@@ -231,7 +238,7 @@ final class HTTPConnection {
     }
 
     private func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, loop: IOLoop) {
-        let responderCloses = response.headers.values(for: "connection").contains { $0.equalsIgnoringASCIICase("close") }
+        let responderCloses = response.headers.contains { $0.name.equalsIgnoringASCIICase("connection") && $0.value.equalsIgnoringASCIICase("close") }
         let persist = keepAlive && !responderCloses
         let head = HTTPResponseWriter.head(
             for: response, keepAlive: persist, announceKeepAlive: persist && version == .http1_0, date: loop.dateCache.current()
@@ -332,6 +339,8 @@ final class HTTPConnection {
             return
         }
         guard deadline != 0, now >= deadline else { return }
+        // A response still being written is governed by the write deadline alone.
+        if phase == .idle, !output.isEmpty { return }
         switch phase {
         case .idle, .lingering, .responding:
             loop.close(self)

@@ -2,8 +2,10 @@
 /// the worker pool, writes, and enforces timeouts. Created on its thread and never shared; other
 /// threads reach it only through its `IOLoopHandle`.
 final class IOLoop {
-    private static let listenerToken = UInt64.max
-    private static let wakeupToken = UInt64.max - 1
+    // Connection tokens are `fd | serial << 32`; the two special tokens use descriptor values no
+    // socket can have.
+    private static let listenerToken = UInt64(UInt32.max)
+    private static let wakeupToken = UInt64(UInt32.max - 1)
 
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
@@ -55,7 +57,11 @@ final class IOLoop {
                 case Self.listenerToken: acceptConnections()
                 case Self.wakeupToken: drainWakeups()
                 default:
-                    guard let connection = connection(for: Int32(truncatingIfNeeded: token)) else { continue }
+                    // The token carries the serial too: an event queued for a descriptor closed and
+                    // reused earlier in this batch must not reach the new connection.
+                    guard let connection = connection(for: Int32(truncatingIfNeeded: token & 0xFFFF_FFFF)),
+                          connection.serial & 0xFFFF_FFFF == token >> 32
+                    else { continue }
                     connection.handle(events: flags, loop: self)
                 }
             }
@@ -102,7 +108,7 @@ final class IOLoop {
             liveConnections += 1
             do {
                 let interest = Epoll.readable | Epoll.writable | Epoll.peerHangUp | Epoll.edgeTriggered
-                try handle.epoll.add(socket.descriptor, events: interest, data: UInt64(fd))
+                try handle.epoll.add(socket.descriptor, events: interest, data: UInt64(fd) | (connection.serial & 0xFFFF_FFFF) << 32)
             } catch {
                 close(connection)
             }
