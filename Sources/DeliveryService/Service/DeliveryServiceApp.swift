@@ -1,4 +1,5 @@
 import ATProto
+import DeliveryStore
 import Foundation
 import HTTP
 import Store
@@ -29,7 +30,8 @@ public final class DeliveryServiceApp: Sendable {
                                            resolver: DIDResolver(configuration: authConfiguration),
                                            replayStore: PostgresReplayStore(database: database))
         let router = XRPCRouter(
-            methods: DeliveryServiceMethods.all(database: database, log: log),
+            methods: DeliveryServiceMethods.all(MethodEnvironment(store: DeliveryStore(database: database), log: log,
+                                                                 limits: configuration.limits)),
             plainRoutes: [
                 "/xrpc/_health": PlainRoutes.health(monitor),
                 "/.well-known/did.json": PlainRoutes.didDocument(serviceDID: configuration.serviceDID,

@@ -11,6 +11,7 @@ public struct ServiceConfiguration: Sendable {
     public var migrationsDirectory = "migrations"
     public var logLevel = Log.Level.info
     public var workerThreads = 32
+    public var limits = ServiceLimits()
     public var environment: [String: String] = [:]
 
     public init() {}

@@ -1,4 +1,5 @@
 import ATProto
+import DeliveryStore
 import Foundation
 import HTTP
 import Store
@@ -84,6 +85,10 @@ public final class XRPCRouter: HTTPResponder {
             return XRPCError(401, error.name, error.message, headers: [("WWW-Authenticate", "Bearer")]).response
         } catch let error as StoreError {
             return storeFailure(error, requestID: requestID, nsid: method.nsid).response
+        } catch let error as DeliveryStoreError {
+            if let xrpc = error.xrpcError { return xrpc.response }
+            guard case .database(let storeError) = error else { return XRPCError.internalError.response }
+            return storeFailure(storeError, requestID: requestID, nsid: method.nsid).response
         } catch {
             log.error("unhandled error", ["id": requestID, "method": method.nsid, "error": String(describing: type(of: error))])
             return XRPCError.internalError.response

@@ -1,0 +1,20 @@
+import DeliveryStore
+
+/// `blue.catbird.mls.getConvos`: the caller's conversations, most recent activity first.
+enum GetConvos {
+    struct Output: Codable, Sendable {
+        var conversations: [ConvoView]
+        var cursor: String?
+    }
+
+    static func method(_ env: MethodEnvironment) -> XRPCMethod {
+        XRPCMethod("blue.catbird.mls.getConvos", .query) { context in
+            let caller = try context.verifiedCaller
+            let parameters = context.parameters
+            let page = try env.store.listConvos(for: caller.rawValue, limit: try parameters.limit(),
+                                                cursor: parameters.string("cursor"))
+            return .json(Output(conversations: page.convos.map { ConvoView($0.convo, members: $0.members) },
+                                cursor: page.cursor))
+        }
+    }
+}

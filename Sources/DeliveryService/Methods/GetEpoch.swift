@@ -1,0 +1,15 @@
+/// `blue.catbird.mls.getEpoch`: the conversation's current epoch.
+enum GetEpoch {
+    struct Output: Codable, Sendable {
+        var convoId: String
+        var currentEpoch: Int64
+    }
+
+    static func method(_ env: MethodEnvironment) -> XRPCMethod {
+        XRPCMethod("blue.catbird.mls.getEpoch", .query) { context in
+            let convoID = try InputValidation.convoID(try context.parameters.requiredString("convoId"))
+            let convo = try env.convo(convoID, memberDID: try context.verifiedCaller)
+            return .json(Output(convoId: convoID, currentEpoch: convo.epoch))
+        }
+    }
+}

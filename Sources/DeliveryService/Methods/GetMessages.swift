@@ -1,0 +1,37 @@
+import DeliveryStore
+
+/// `blue.catbird.mls.getMessages`: messages after `sinceSeq` in seq order, for current members.
+enum GetMessages {
+    struct Output: Codable, Sendable {
+        var messages: [MessageView]
+        var lastSeq: Int64?
+        var cursor: String?
+    }
+
+    static func method(_ env: MethodEnvironment) -> XRPCMethod {
+        XRPCMethod("blue.catbird.mls.getMessages", .query) { context in
+            let parameters = context.parameters
+            let convoID = try InputValidation.convoID(try parameters.requiredString("convoId"))
+            _ = try env.convo(convoID, memberDID: try context.verifiedCaller)
+            let kind: MessageKind?
+            switch parameters.string("type") ?? "all" {
+            case "all": kind = nil
+            case "app": kind = .app
+            case "commit": kind = .commit
+            default: throw XRPCError.invalidRequest("type must be app, commit or all")
+            }
+            let fromEpoch = try parameters.int("fromEpoch", in: 0...Int.max).map(Int64.init)
+            let toEpoch = try parameters.int("toEpoch", in: 0...Int.max).map(Int64.init)
+            if let fromEpoch, let toEpoch, toEpoch < fromEpoch {
+                throw XRPCError(400, "InvalidEpochRange", "toEpoch is before fromEpoch")
+            }
+            let limit = try parameters.limit()
+            let query = MessageQuery(sinceSeq: Int64(try parameters.int("sinceSeq", in: 0...Int.max) ?? 0), limit: limit,
+                                     fromEpoch: fromEpoch, toEpoch: toEpoch, kind: kind)
+            let page = try env.store.messages(convoID: convoID, query)
+            let last = page.messages.last?.seq
+            return .json(Output(messages: page.messages.map(MessageView.init), lastSeq: page.lastSeq,
+                                cursor: page.messages.count == limit ? last.map(String.init) : nil))
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import ATProto
+import DeliveryStore
+import Foundation
+
+/// What every method handler shares: the store, the log and the service's limits.
+struct MethodEnvironment: Sendable {
+    let store: DeliveryStore
+    let log: Log
+    let limits: ServiceLimits
+
+    /// The conversation, if the caller is one of its current members: 404 ConvoNotFound or 403 NotMember.
+    func convo(_ convoID: String, memberDID did: DID) throws -> ConvoState {
+        let convo = try store.loadConvo(convoID)
+        guard try store.isMember(convoID: convoID, did: did.rawValue) else { throw DeliveryStoreError.notMember }
+        return convo
+    }
+
+    /// Runs `body` once per (caller, method, key): a repeat returns the first response (API.md,
+    /// Idempotency). Without a key the body just runs in a transaction.
+    func idempotent<Output: Encodable & Sendable>(
+        _ context: XRPCContext, key: String?, _ body: (DeliveryTransaction) throws -> Output
+    ) throws -> XRPCOutput {
+        guard let key else {
+            return .json(try store.transaction { try body($0) })
+        }
+        guard !key.isEmpty, key.utf8.count <= 128 else { throw XRPCError.invalidRequest("idempotencyKey must be 1-128 characters") }
+        let outcome = try store.idempotent(caller: try context.verifiedCaller.rawValue, method: context.nsid, key: key) { tx in
+            StoredResponse(status: 200, body: try XRPCJSON.encode(try body(tx)))
+        }
+        return .bytes(outcome.response.body, contentType: "application/json")
+    }
+}
+
+/// Limits from the environment (README, Configuration).
+public struct ServiceLimits: Sendable {
+    /// PrivateMessage ciphertext (API.md: ≤ 10 MiB).
+    public var maxCiphertextBytes = 10 << 20
+    /// A KeyPackage MLSMessage (API.md: ≤ 64 KiB).
+    public var maxKeyPackageBytes = 64 << 10
+    /// getKeyPackageStats answers needsReplenish below this many available packages.
+    public var keyPackageThreshold = 10
+    /// Service-side lifetime of a published package when the request gives none, and the cap.
+    public var defaultKeyPackageExpiryDays = 30
+    public var maxKeyPackageExpiryDays = 90
+    /// A package's own not_after may be at most this far ahead (MLS.md, item 1).
+    public var keyPackageMaxLifetimeDays = 400
+    /// Members per conversation.
+    public var maxMembers = 1000
+
+    public init() {}
+}
