@@ -25,6 +25,8 @@ let package = Package(
         .target(name: "MLSVectors", dependencies: ["MLS"]),
         .executableTarget(name: "mls-vectors", dependencies: ["MLSVectors"]),
         .executableTarget(name: "mls-bench", dependencies: ["MLS", "Primitives"], path: "Benchmarks/MLSBench"),
+        // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
+        .executableTarget(name: "ds-bench", dependencies: ["MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
 
         // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
         .target(name: "HTTP", dependencies: ["COpenSSL"]),

@@ -1,0 +1,98 @@
+// `ds-bench`: the delivery-service load generator of `make bench` (scripts/bench.sh). A client
+// only: it talks to a running server over HTTP and never links server code.
+//
+//   ds-bench plc --port P --dir D
+//       serves the DID documents written to D as a PLC directory, until killed
+//   ds-bench prepare --server URL --audience DID --plc-dir D --out O
+//                    [--senders 16] [--convos 16] [--send-requests 30000] [--key-packages 25000]
+//                    [--ciphertext-size 1024]
+//       creates users and conversations over the API and writes wrk data files to O:
+//       send-bodies.txt, send-hot.txt (all in one conversation), send-spread.txt, publish.txt
+//   ds-bench add-members --server URL --audience DID --plc-dir D [--adds 100] [--rounds 5]
+//       prints the client commit-creation time and the server request time, medians of the rounds
+import Foundation
+
+struct Options {
+    let command: String
+    private let values: [String: String]
+
+    init(_ arguments: [String]) throws {
+        guard let command = arguments.first else { throw BenchError.usage("ds-bench plc|prepare|add-members --name value…") }
+        self.command = command
+        var values: [String: String] = [:]
+        var rest = arguments.dropFirst()
+        while let name = rest.popFirst() {
+            guard name.hasPrefix("--"), let value = rest.popFirst() else { throw BenchError.usage("expected --name value at \(name)") }
+            values[String(name.dropFirst(2))] = value
+        }
+        self.values = values
+    }
+
+    func string(_ name: String) throws -> String {
+        guard let value = values[name] else { throw BenchError.usage("--\(name) is required for \(command)") }
+        return value
+    }
+
+    func int(_ name: String, default fallback: Int) throws -> Int {
+        guard let text = values[name] else { return fallback }
+        guard let value = Int(text), value > 0 else { throw BenchError.usage("--\(name) must be a positive integer") }
+        return value
+    }
+
+    func client() throws -> XRPCClient {
+        XRPCClient(baseURL: try string("server"), audience: try string("audience"))
+    }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+func prepare(_ options: Options) throws {
+    let client = try options.client()
+    let plc = try options.string("plc-dir")
+    let out = try options.string("out")
+    let requests = try options.int("send-requests", default: 30_000)
+    let clock = Stopwatch()
+    let send = SendMessageData(client: client, plcDirectory: plc, senders: try options.int("senders", default: 16),
+                               convos: try options.int("convos", default: 16),
+                               ciphertextSize: try options.int("ciphertext-size", default: 1024))
+    let conversations = try send.setUp()
+    try SendMessageData.writeBodies(conversations, to: out + "/send-bodies.txt")
+    let ids = MessageIDs()
+    try send.writeLoad(conversations, usingConvos: 1, count: requests, idOffset: 0, ids: ids, to: out + "/send-hot.txt")
+    try send.writeLoad(conversations, usingConvos: send.convos, count: requests, idOffset: requests, ids: ids,
+                       to: out + "/send-spread.txt")
+    let packages = try options.int("key-packages", default: 25_000)
+    let owners = try KeyPackageData(client: client, plcDirectory: plc).write(count: packages, to: out + "/publish.txt")
+    let sizes = conversations.ciphertextSizes
+    print("prepared: \(send.senders) senders in \(send.convos) convos, PrivateMessage \(sizes.min()!)–\(sizes.max()!) B, "
+        + "2 × \(requests) sendMessage tokens; \(packages) KeyPackages of \(owners) users "
+        + String(format: "(%.1f s)", clock.seconds))
+}
+
+func addMembers(_ options: Options) throws {
+    let adds = try options.int("adds", default: 100)
+    let rounds = try options.int("rounds", default: 5)
+    let bench = AddMembersBench(client: try options.client(), plcDirectory: try options.string("plc-dir"))
+    let results = try bench.run(adds: adds, rounds: rounds)
+    let requests = results.map(\.requestSeconds)
+    let name = "addMembers, \(adds) adds".padding(toLength: 30, withPad: " ", startingAt: 0)
+    print(name + String(format: "client Group.add %.1f ms   server request %.1f ms (min %.1f, max %.1f; body %d KB; median of %d fresh convos)",
+                        median(results.map(\.commitSeconds)) * 1000, median(requests) * 1000, requests.min()! * 1000,
+                        requests.max()! * 1000, results[0].requestBytes / 1024, rounds))
+}
+
+do {
+    let options = try Options(Array(CommandLine.arguments.dropFirst()))
+    switch options.command {
+    case "plc": try PLCDirectory.serve(port: try options.int("port", default: 0), directory: try options.string("dir"))
+    case "prepare": try prepare(options)
+    case "add-members": try addMembers(options)
+    default: throw BenchError.usage("unknown command \(options.command)")
+    }
+} catch {
+    FileHandle.standardError.write(Data("ds-bench: \(error)\n".utf8))
+    exit(1)
+}
