@@ -36,6 +36,7 @@ SERVICE_DID=$service_did PLC_URL="http://127.0.0.1:$plc_port" DID_RESOLVER_ALLOW
   PORT=$port $bin/catbird-mls-server &
 pids+=($!)
 for _ in $(seq 1 100); do curl -sf "$base/xrpc/_health" >/dev/null && break; sleep 0.1; done
+echo "(load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores before the runs)"
 
 # wrk with the anchors' settings; prints its output's figures on one line: name, req/s, p50, p99,
 # failures if any, then an optional anchor note.
@@ -80,7 +81,9 @@ $bin/ds-bench add-members --server "$base" --audience "$service_did" --plc-dir "
 
 echo
 echo "== PostgreSQL ceiling: pgbench on the same cluster, 64 clients, 10 s, one transaction per 1 KB insert"
-psql_() { psql -h 127.0.0.1 -p "$(cat "$dir/pg/port")" -U postgres -X -q "$@"; }
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$pgbin/pgbench" ] || pgbin=$(dirname "$(command -v pgbench)")
+psql_() { "$pgbin/psql" -h 127.0.0.1 -p "$(cat "$dir/pg/port")" -U postgres -X -q "$@"; }
 psql_ -d catbird -c "CREATE DATABASE pgbench_ceiling"
 psql_ -d pgbench_ceiling <<'SQL'
 CREATE SEQUENCE bench_seq;
@@ -100,7 +103,7 @@ INSERT INTO bench_messages (convo_id, seq, msg_id, ciphertext)
 VALUES ('convo-' || :convo, nextval('bench_seq'), md5(random()::text),
         convert_to(repeat(md5(random()::text), 32), 'UTF8'));
 SQL
-out=$(cd "$dir" && pgbench -h 127.0.0.1 -p "$(cat pg/port)" -U postgres -n -M prepared -c 64 -j 2 -T 10 \
+out=$(cd "$dir" && "$pgbin/pgbench" -h 127.0.0.1 -p "$(cat pg/port)" -U postgres -n -M prepared -c 64 -j 2 -T 10 \
   -f insert.sql -l --log-prefix=pgbench pgbench_ceiling 2>&1)
 tps=$(awk '/^tps/ {print $3}' <<<"$out")
 read -r p50 p99 < <(cat "$dir"/pgbench.* | awk '{print $3}' | sort -n \
@@ -114,4 +117,4 @@ $bin/mls-bench crypto
 # The group operations arrive with GroupBench.swift; until then mls-bench has no `group`.
 if [ -f Benchmarks/MLSBench/GroupBench.swift ]; then $bin/mls-bench group; fi
 echo
-echo "(figures from a shared 2-core box: other processes compete for the CPU, so they are noisy)"
+echo "(load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores: on a shared box other processes compete for the CPU)"
