@@ -18,10 +18,3 @@ enum Parallel {
         return try (0..<chunkCount).flatMap { try done[$0]!.get() }
     }
 }
-
-/// Seconds elapsed on the monotonic clock.
-struct Stopwatch {
-    private let start = DispatchTime.now().uptimeNanoseconds
-
-    var seconds: Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-}

@@ -12,38 +12,6 @@
 //       prints the client commit-creation time and the server request time, medians of the rounds
 import Foundation
 
-struct Options {
-    let command: String
-    private let values: [String: String]
-
-    init(_ arguments: [String]) throws {
-        guard let command = arguments.first else { throw BenchError.usage("ds-bench plc|prepare|add-members --name value…") }
-        self.command = command
-        var values: [String: String] = [:]
-        var rest = arguments.dropFirst()
-        while let name = rest.popFirst() {
-            guard name.hasPrefix("--"), let value = rest.popFirst() else { throw BenchError.usage("expected --name value at \(name)") }
-            values[String(name.dropFirst(2))] = value
-        }
-        self.values = values
-    }
-
-    func string(_ name: String) throws -> String {
-        guard let value = values[name] else { throw BenchError.usage("--\(name) is required for \(command)") }
-        return value
-    }
-
-    func int(_ name: String, default fallback: Int) throws -> Int {
-        guard let text = values[name] else { return fallback }
-        guard let value = Int(text), value > 0 else { throw BenchError.usage("--\(name) must be a positive integer") }
-        return value
-    }
-
-    func client() throws -> XRPCClient {
-        XRPCClient(baseURL: try string("server"), audience: try string("audience"))
-    }
-}
-
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
