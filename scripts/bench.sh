@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/install-deps.sh wrk
 for product in catbird-mls-server mls-bench ds-bench; do
-  swift build -c release -Xswiftc -DBENCH_ROUTES --product "$product" >/dev/null
+  log=$(swift build -c release -Xswiftc -DBENCH_ROUTES --product "$product" 2>&1) || { echo "$log"; exit 1; }
 done
 bin=.build/release
 
