@@ -27,7 +27,9 @@ final class RatchetTreeTests: XCTestCase {
         var (tree, _, _) = try F.group(size: 4)
         try tree.remove(leaf: 1)
         let newcomer = try F.member("newcomer")
+        XCTAssertEqual(tree.nextAddIndex, 1)
         XCTAssertEqual(tree.add(newcomer.leafNode), 1)
+        XCTAssertEqual(tree.nextAddIndex, 4, "a full tree extends on the next add")
         XCTAssertEqual(tree.leafCount, 4)
     }
 

@@ -151,6 +151,30 @@ final class TreeValidationTests: XCTestCase {
         XCTAssertNoThrow(try PublicRatchetTree(suite: F.suite, tree: wire).checkUnmergedLeaves())
     }
 
+    func test_batchOfAddedLeavesIsValidatedAtTheirFutureIndices() throws {
+        var (tree, _, _) = try F.group(size: 4)
+        try tree.remove(leaf: 1)
+        XCTAssertEqual(tree.addIndices(count: 3), [1, 4, 5])
+        let newcomers = try (0..<3).map { try F.member("new\($0)").leafNode }
+        XCTAssertNoThrow(try tree.validateAddedLeafNodes(newcomers, groupID: F.groupID))
+        var twin = newcomers[2]
+        twin.encryptionKey = newcomers[0].encryptionKey
+        XCTAssertThrowsTreeError(.invalidLeafSignature(leaf: 5)) {
+            try tree.validateAddedLeafNodes([newcomers[0], newcomers[1], twin], groupID: F.groupID)
+        }
+        let signer = try F.member("twin signer")
+        var sameKey = signer.leafNode
+        sameKey.encryptionKey = newcomers[0].encryptionKey
+        sameKey.signature = try F.suite.signWithLabel(signer.signer, label: "LeafNodeTBS", content: sameKey.tbs().encoded())
+        XCTAssertThrowsTreeError(.duplicateEncryptionKey(node: 8)) {
+            try tree.validateAddedLeafNodes([newcomers[0], sameKey], groupID: F.groupID)
+        }
+        let x509Only = try F.member("x509", credentials: [CredentialType.x509])
+        XCTAssertThrowsTreeError(.unsupportedCredential(leaf: 1)) {
+            try tree.validateAddedLeafNodes([x509Only.leafNode], groupID: F.groupID)
+        }
+    }
+
     func test_vectorTreesValidateInFull() throws {
         let data = try Data(contentsOf: CodecFixtures.vectorDirectory.appendingPathComponent("tree-validation.json"))
         let cases = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])

@@ -5,7 +5,9 @@ extension PublicRatchetTree {
     /// Returns the leaf index.
     @discardableResult
     public mutating func add(_ leafNode: LeafNode) -> UInt32 {
-        let leaf = (0..<leafCount).first { nodes[Int(2 * $0)] == nil } ?? extend()
+        let next = nextAddIndex
+        let leaf = next < leafCount ? next : extend()
+        blankLeafHint = leaf + 1
         nodes[Int(2 * leaf)] = .leaf(leafNode)
         for p in directPath(ofLeaf: leaf) {
             guard case .parent(var parent) = nodes[Int(p)] else { continue }
@@ -13,6 +15,14 @@ extension PublicRatchetTree {
             nodes[Int(p)] = .parent(parent)
         }
         rehash(changed: [2 * leaf])
+        return leaf
+    }
+
+    /// The leaf index the next `add` will use: the leftmost blank leaf, else the first leaf past the
+    /// tree (which `add` creates by extending it). Lets a caller validate a new leaf at its position.
+    public var nextAddIndex: UInt32 {
+        var leaf = blankLeafHint
+        while leaf < leafCount, nodes[Int(2 * leaf)] != nil { leaf += 1 }
         return leaf
     }
 
@@ -43,6 +53,7 @@ extension PublicRatchetTree {
         try checkLeaf(leaf)
         guard leafNode(at: leaf) != nil else { throw .blankLeaf(leaf) }
         nodes[Int(2 * leaf)] = nil
+        blankLeafHint = min(blankLeafHint, leaf)
         blankDirectPathWithoutRehash(ofLeaf: leaf)
         truncate()
         if leaf < leafCount { rehash(changed: [2 * leaf]) } else { rehash(changed: [root]) }
@@ -80,6 +91,7 @@ extension PublicRatchetTree {
             let half = Int(leafCount)
             guard nodes[half...].allSatisfy({ $0 == nil }) else { return }
             leafCount /= 2
+            blankLeafHint = min(blankLeafHint, leafCount)
             nodes.removeLast(nodes.count - (half - 1))
             hashes.removeLast(hashes.count - (half - 1))
         }

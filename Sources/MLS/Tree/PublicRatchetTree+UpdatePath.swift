@@ -1,6 +1,11 @@
 import Primitives
 
 /// RFC 9420 §7.4–7.6 and §12.4.2: creating, checking and merging UpdatePaths on the public tree.
+///
+/// Committer: apply the proposals, `generateUpdatePath` (merges), build the provisional GroupContext
+/// from `treeHash`, then `encryptUpdatePath` excluding the leaves just added. Receiver: apply the
+/// proposals, `mergeUpdatePath`, build the same GroupContext, then `TreePrivateState.decrypt`.
+/// A server stops after `mergeUpdatePath`.
 extension PublicRatchetTree {
     /// Generates a fresh path for `sender` and merges it (RFC 9420 §7.4, §7.5): new leaf key pair,
     /// path_secret[0] at random then DeriveSecret(·, "path") upward, node keys from

@@ -35,17 +35,21 @@ extension PublicRatchetTree {
     ) throws(TreeError) {
         try validateLeafContents(leafNode, at: leaf, groupID: groupID, source: source,
                                  requiredCapabilities: requiredCapabilities, now: now)
-        let others = members.filter { $0.leaf != leaf }
-        let inUse = Set(others.map(\.node.credential.credentialType))
-        guard inUse.isSubset(of: leafNode.capabilities.credentials) else { throw .unsupportedCredential(leaf: leaf) }
-        for (_, other) in others {
-            guard other.capabilities.credentials.contains(leafNode.credential.credentialType) else {
-                throw .unsupportedCredential(leaf: leaf)
+        // One pass over the tree, without copying the member list: this runs once per Add.
+        let ownType = leafNode.credential.credentialType
+        let supported = leafNode.capabilities.credentials
+        for x in 0..<nodes.count where x != Int(2 * leaf) {
+            switch nodes[x] {
+            case .leaf(let other):
+                guard supported.contains(other.credential.credentialType),
+                      other.capabilities.credentials.contains(ownType) else { throw .unsupportedCredential(leaf: leaf) }
+                guard other.signatureKey != leafNode.signatureKey else { throw .duplicateSignatureKey(leaf: leaf) }
+                guard other.encryptionKey != leafNode.encryptionKey else { throw .duplicateEncryptionKey(node: 2 * leaf) }
+            case .parent(let parent):
+                guard parent.encryptionKey != leafNode.encryptionKey else { throw .duplicateEncryptionKey(node: 2 * leaf) }
+            case nil:
+                continue
             }
-            guard other.signatureKey != leafNode.signatureKey else { throw .duplicateSignatureKey(leaf: leaf) }
-        }
-        for x in 0..<nodeWidth where x != 2 * leaf {
-            if encryptionKey(at: x) == leafNode.encryptionKey { throw .duplicateEncryptionKey(node: 2 * leaf) }
         }
     }
 
@@ -116,6 +120,63 @@ extension PublicRatchetTree {
                     }
                 }
             }
+        }
+    }
+}
+
+extension PublicRatchetTree {
+    /// The leaf indices that `count` successive `add` calls will use.
+    public func addIndices(count: Int) -> [UInt32] {
+        var result: [UInt32] = []
+        result.reserveCapacity(count)
+        var leaf = blankLeafHint
+        while result.count < count {
+            if leaf >= leafCount || nodes[Int(2 * leaf)] == nil { result.append(leaf) }
+            leaf += 1
+        }
+        return result
+    }
+
+    /// RFC 9420 §7.3 for the leaves of a batch of Adds in one pass: each leaf is checked as
+    /// `validateLeafNode` would at the index `add` will give it, against the tree and the other new
+    /// leaves, in O(members + batch) rather than once per leaf.
+    public func validateAddedLeafNodes(
+        _ leafNodes: [LeafNode], groupID: [UInt8], requiredCapabilities: RequiredCapabilities? = nil, now: UInt64? = nil
+    ) throws(TreeError) {
+        let indices = addIndices(count: leafNodes.count)
+        var signatureKeys = Set<[UInt8]>()
+        var encryptionKeys = Set<[UInt8]>()
+        var inUse = Set<CredentialType>()
+        var supportedByAll: Set<CredentialType>?
+        for node in nodes {
+            switch node {
+            case .leaf(let leaf):
+                signatureKeys.insert(leaf.signatureKey)
+                encryptionKeys.insert(leaf.encryptionKey)
+                inUse.insert(leaf.credential.credentialType)
+                let supported = Set(leaf.capabilities.credentials)
+                supportedByAll = supportedByAll.map { $0.intersection(supported) } ?? supported
+            case .parent(let parent):
+                encryptionKeys.insert(parent.encryptionKey)
+            case nil:
+                continue
+            }
+        }
+        for (leafNode, leaf) in zip(leafNodes, indices) {
+            try validateLeafContents(leafNode, at: leaf, groupID: groupID, source: .keyPackage,
+                                     requiredCapabilities: requiredCapabilities, now: now)
+            inUse.insert(leafNode.credential.credentialType)
+            let supported = Set(leafNode.capabilities.credentials)
+            supportedByAll = supportedByAll.map { $0.intersection(supported) } ?? supported
+            guard signatureKeys.insert(leafNode.signatureKey).inserted else { throw .duplicateSignatureKey(leaf: leaf) }
+            guard encryptionKeys.insert(leafNode.encryptionKey).inserted else {
+                throw .duplicateEncryptionKey(node: 2 * leaf)
+            }
+        }
+        // Every credential type in use, old or new, must be supported by every member, old or new.
+        guard let supportedByAll, inUse.isSubset(of: supportedByAll) else {
+            let offender = zip(leafNodes, indices).first { !inUse.isSubset(of: $0.0.capabilities.credentials) }
+            throw .unsupportedCredential(leaf: offender?.1 ?? indices.first ?? 0)
         }
     }
 }

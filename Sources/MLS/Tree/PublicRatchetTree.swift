@@ -12,6 +12,8 @@ public struct PublicRatchetTree: Sendable, Equatable {
     public internal(set) var nodes: [Node?]
     /// The tree hash of every node (RFC 9420 §7.8), indexed like `nodes`.
     var hashes: [[UInt8]]
+    /// No leaf below this index is blank, so the search for the leftmost blank leaf starts here.
+    var blankLeafHint: UInt32 = 0
 
     /// A one-leaf tree holding the group creator (RFC 9420 §11).
     public init(suite: CipherSuite, creator: LeafNode) {
