@@ -77,6 +77,22 @@ final class CommitRejectionTests: XCTestCase {
         }
     }
 
+    func testTrustedKeyPackageRefsSkipOnlyThoseSignatures() throws {
+        let (alice, _, _, observer) = try GroupFixtures.threeMembers(suite: suite)
+        var forged = try GroupFixtures.keyPackage("dave", suite: suite).keyPackage
+        forged.signature[0] ^= 1
+        let message = try craft(Commit(proposals: [.proposal(.add(forged))]), by: alice)
+        assertRejected(message, by: observer, .invalidKeyPackage(.invalidKeyPackageSignature))
+        let next = try observer.validateAndApply(commit: message, trustedKeyPackageRefs: [forged.reference(suite: suite)])
+        XCTAssertEqual(next.lastCommit?.added.map(\.keyPackageRef), [forged.reference(suite: suite)])
+        var sameKeys = forged
+        sameKeys.initKey = sameKeys.leafNode.encryptionKey
+        let other = try craft(Commit(proposals: [.proposal(.add(sameKeys))]), by: alice)
+        XCTAssertThrowsError(try observer.validateAndApply(commit: other, trustedKeyPackageRefs: [sameKeys.reference(suite: suite)])) {
+            XCTAssertEqual($0 as? GroupError, .invalidKeyPackage(.initKeyEqualsEncryptionKey))
+        }
+    }
+
     func testProposalListRules() throws {
         let (alice, bob, _, observer) = try GroupFixtures.threeMembers(suite: suite)
         let dave = try GroupFixtures.keyPackage("dave", suite: suite).keyPackage
