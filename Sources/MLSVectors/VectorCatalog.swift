@@ -15,9 +15,9 @@ public enum VectorCatalog {
         VectorFile(name: "tree-operations", check: TreeOperationsVectors.check),
         VectorFile(name: "tree-validation", check: TreeValidationVectors.check),
         VectorFile(name: "treekem", check: TreeKEMVectors.check),
-        VectorFile(name: "passive-client-welcome", check: nil),
-        VectorFile(name: "passive-client-handling-commit", check: nil),
-        VectorFile(name: "passive-client-random", check: nil),
+        VectorFile(name: "passive-client-welcome", check: PassiveClientWelcomeVectors.check),
+        VectorFile(name: "passive-client-handling-commit", check: PassiveClientHandlingCommitVectors.check),
+        VectorFile(name: "passive-client-random", check: PassiveClientRandomVectors.check),
     ]
 
     public static func file(named name: String) -> VectorFile? {
