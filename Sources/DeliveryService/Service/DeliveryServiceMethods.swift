@@ -6,6 +6,9 @@ enum DeliveryServiceMethods {
             GetMessages.method(env), GetCommits.method(env), SendMessage.method(env),
             GetKeyPackages.method(env), GetKeyPackageStats.method(env),
             GetWelcome.method(env), ConfirmWelcome.method(env),
+            CreateConvo.method(env), AddMembers.method(env), RemoveMember.method(env), CommitGroupChange.method(env),
+            LeaveConvo.method(env), ProcessExternalCommit.method(env), UpdateGroupInfo.method(env),
+            PublishKeyPackage.method(env), PublishKeyPackages.method(env),
         ]
         #if BENCH_ROUTES
         methods.append(BenchEcho.method)

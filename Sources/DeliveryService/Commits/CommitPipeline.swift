@@ -1,0 +1,151 @@
+import ATProto
+import DeliveryStore
+import Foundation
+import MLS
+
+/// What every commit-carrying method does before its one store transaction (MLS.md "What the
+/// service validates", item 3): decode the PublicMessage, check the epoch, validate and apply the
+/// commit to the stored public state with `PublicGroup`, check the committer is the caller, check
+/// a supplied GroupInfo against the computed context and a Welcome against the Adds.
+struct CommitPipeline {
+    let env: MethodEnvironment
+
+    struct Request {
+        var convoID: String
+        var commit: [UInt8]
+        var groupInfo: [UInt8]?
+        var welcome: [UInt8]?
+        var caller: DID
+    }
+
+    /// A commit that passed every check, with the facts the store needs.
+    struct Validated {
+        var convo: ConvoState
+        var next: PublicGroup
+        var summary: CommitSummary
+        var commitEpoch: Int64
+        var committerDID: String
+        var members: [MemberLeaf]
+        /// DIDs of the leaves the commit added and removed (a DID appears once).
+        var addedDIDs: [String]
+        var removedDIDs: [String]
+        var consumedKeyPackages: [KeyPackageUse]
+        var welcomes: [WelcomeDelivery]
+        var coveredProposalRefs: [[UInt8]]
+        var pendingLeaves: Set<String>
+    }
+
+    func validate(_ request: Request) throws -> Validated {
+        let message = try MLSInput.publicMessage(request.commit, error: "InvalidCommit", what: "commit")
+        guard case .commit(let commit) = message.content.content else {
+            throw XRPCError(400, "InvalidCommit", "commit must carry a Commit")
+        }
+        guard Hex.encode(message.content.groupID) == request.convoID else {
+            throw XRPCError(400, "InvalidCommit", "the commit is for another group")
+        }
+        let convo = try env.store.loadConvo(request.convoID)
+        let commitEpoch = Int64(clamping: message.content.epoch)
+        if commitEpoch != convo.epoch {
+            // RFC 9420 §14: one commit per epoch; a commit made in the epoch just closed lost the race.
+            if commitEpoch == convo.epoch - 1 { throw DeliveryStoreError.commitConflict(current: convo.epoch) }
+            throw DeliveryStoreError.epochMismatch(current: convo.epoch)
+        }
+
+        var current: PublicGroup
+        do { current = try PublicGroup(serialized: convo.publicState) } catch {
+            env.log.error("stored public state unreadable", ["convo": request.convoID])
+            throw XRPCError.internalError
+        }
+        let pending = try env.store.pendingProposals(convoID: request.convoID, epoch: convo.epoch)
+        var pendingLeaves: Set<String> = []
+        for proposal in pending {
+            guard case .publicMessage(let stored)? = try? MLSMessage(decoding: proposal.proposal).body else { continue }
+            if (try? current.recordProposal(stored)) != nil, proposal.kind == "remove" { pendingLeaves.insert(proposal.senderDID) }
+        }
+
+        let next: PublicGroup
+        do {
+            next = try current.validateAndApply(commit: message, now: UInt64(Date().timeIntervalSince1970))
+        } catch {
+            throw XRPCError(400, "InvalidCommit", mlsFailureDescription(error))
+        }
+        guard let summary = next.lastCommit else { throw XRPCError.internalError }
+
+        guard let committer = next.tree.leafNode(at: summary.committerLeaf),
+              let committerDID = MemberIdentity.did(of: committer.credential) else {
+            throw XRPCError(400, "InvalidCommit", "the committer's credential is not a DID")
+        }
+        guard committerDID == request.caller.rawValue else {
+            throw XRPCError.forbidden("NotCommitter", "the commit is signed by another member's leaf")
+        }
+
+        if let groupInfoBytes = request.groupInfo {
+            let groupInfo = try MLSInput.groupInfo(groupInfoBytes)
+            do { try next.verify(groupInfo: groupInfo) } catch {
+                throw XRPCError(400, "InvalidGroupInfo", mlsFailureDescription(error))
+            }
+        }
+        let members = try MemberIdentity.memberLeaves(next.members, error: "InvalidCommit")
+        guard members.count <= env.limits.maxMembers else {
+            throw XRPCError(400, "TooManyMembers", "a conversation has at most \(env.limits.maxMembers) members")
+        }
+
+        var consumed: [KeyPackageUse] = []
+        var addedDIDs: [String] = []
+        var ownerByRef: [[UInt8]: String] = [:]
+        for added in summary.added {
+            guard let did = MemberIdentity.did(of: added.keyPackage.leafNode.credential) else {
+                throw XRPCError(400, "InvalidCommit", "an added member's credential is not a DID")
+            }
+            consumed.append(KeyPackageUse(ref: added.keyPackageRef, ownerDID: did))
+            ownerByRef[added.keyPackageRef] = did
+            if !addedDIDs.contains(did) { addedDIDs.append(did) }
+        }
+        var removedDIDs: [String] = []
+        for removed in summary.removed {
+            if let did = MemberIdentity.did(of: removed.leafNode.credential), !removedDIDs.contains(did) { removedDIDs.append(did) }
+        }
+
+        let welcomes = try welcomeDeliveries(request.welcome, ownerByRef: ownerByRef, suite: next.cipherSuite.rawValue)
+        let covered = commit.proposals.compactMap { item -> [UInt8]? in
+            if case .reference(let ref) = item { return ref }
+            return nil
+        }
+        return Validated(convo: convo, next: next, summary: summary, commitEpoch: commitEpoch, committerDID: committerDID,
+                         members: members, addedDIDs: addedDIDs, removedDIDs: removedDIDs, consumedKeyPackages: consumed,
+                         welcomes: welcomes, coveredProposalRefs: covered, pendingLeaves: pendingLeaves)
+    }
+
+    /// A Welcome must be for this suite, and address exactly the KeyPackages the commit added.
+    func welcomeDeliveries(_ bytes: [UInt8]?, ownerByRef: [[UInt8]: String], suite: UInt16) throws(XRPCError) -> [WelcomeDelivery] {
+        guard let bytes else {
+            if !ownerByRef.isEmpty { throw XRPCError(400, "InvalidWelcome", "a commit that adds members needs a welcomeMessage") }
+            return []
+        }
+        let welcome = try MLSInput.welcome(bytes)
+        guard welcome.cipherSuite == suite else { throw XRPCError(400, "InvalidWelcome", "the Welcome is for another cipher suite") }
+        var deliveries: [WelcomeDelivery] = []
+        var covered: Set<[UInt8]> = []
+        for secrets in welcome.secrets {
+            guard let did = ownerByRef[secrets.newMember] else {
+                throw XRPCError(400, "InvalidWelcome", "the Welcome addresses a KeyPackage the commit does not add")
+            }
+            covered.insert(secrets.newMember)
+            deliveries.append(WelcomeDelivery(recipientDID: did, welcome: bytes, keyPackageRef: secrets.newMember))
+        }
+        guard covered.count == ownerByRef.count else {
+            throw XRPCError(400, "InvalidWelcome", "the Welcome does not address every added member")
+        }
+        return deliveries
+    }
+
+    /// The store's view of the validated commit.
+    func application(_ validated: Validated, request: Request,
+                     departures: [UInt32: DepartureReason] = [:]) -> CommitApplication {
+        CommitApplication(
+            convoID: request.convoID, commitEpoch: validated.commitEpoch, newPublicState: validated.next.serialize(),
+            newGroupInfo: request.groupInfo, commit: request.commit, senderDID: validated.committerDID,
+            members: validated.members, departures: departures, consumedKeyPackages: validated.consumedKeyPackages,
+            welcomes: validated.welcomes, coveredProposalRefs: validated.coveredProposalRefs)
+    }
+}

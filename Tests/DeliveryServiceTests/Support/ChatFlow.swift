@@ -1,0 +1,131 @@
+import Foundation
+import MLS
+import XCTest
+
+/// The client side of a chat, driven through the real API: each step asserts the server's answer.
+struct ChatFlow {
+    let service: ServiceHarness
+
+    func user() -> MLSTestUser { MLSTestUser(service.makeUser()) }
+
+    @discardableResult
+    func publishKeyPackage(_ user: MLSTestUser, file: StaticString = #filePath, line: UInt = #line) throws -> KeyPackageBundle {
+        let bundle = try user.makeKeyPackage()
+        let reply = try service.call("blue.catbird.mls.publishKeyPackage", as: user.identity, json: [
+            "keyPackage": MLSTestUser.bytes(MLSMessage(body: .keyPackage(bundle.keyPackage))),
+            "cipherSuite": "MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519",
+        ])
+        XCTAssertEqual(reply.status, 200, "\(reply.json)", file: file, line: line)
+        return bundle
+    }
+
+    func keyPackages(as user: MLSTestUser, for others: [MLSTestUser]) throws -> [KeyPackage] {
+        let reply = try service.call("blue.catbird.mls.getKeyPackages", as: user.identity,
+                                     query: others.map { ("dids", $0.did) })
+        XCTAssertEqual(reply.status, 200)
+        let refs = reply.json["keyPackages"] as? [[String: Any]] ?? []
+        return try refs.map { ref in
+            guard let bytes = Base64Test.decode(ref["keyPackage"]),
+                  case .keyPackage(let keyPackage) = try MLSMessage(decoding: bytes).body else {
+                throw XCTestError(.failureWhileWaiting)
+            }
+            return keyPackage
+        }
+    }
+
+    /// `creator` creates a group with `invitees` (each has published a KeyPackage) and the
+    /// conversation on the server; returns the convo id.
+    func createConvo(_ creator: MLSTestUser, with invitees: [MLSTestUser]) throws -> String {
+        var group = try Group.create(suite: MLSTestUser.suite, credential: creator.credential, signingKey: creator.signingKey)
+        var body: [String: Any] = [
+            "groupId": hex(group.groupID), "cipherSuite": "MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519",
+            "metadata": ["name": "test chat"],
+        ]
+        if invitees.isEmpty {
+            let output = try group.update()
+            group = output.group
+            body["groupInfo"] = MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo)))
+        } else {
+            let output = try group.add(keyPackages: try keyPackages(as: creator, for: invitees))
+            group = output.group
+            body["groupInfo"] = MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo)))
+            body["commit"] = MLSTestUser.bytes(output.commit)
+            body["welcomeMessage"] = MLSTestUser.bytes(output.welcome!)
+        }
+        let reply = try service.call("blue.catbird.mls.createConvo", as: creator.identity, json: body)
+        XCTAssertEqual(reply.status, 200, "\(reply.json)")
+        let convoID = try XCTUnwrap(reply.json["id"] as? String)
+        creator.groups[convoID] = group
+        creator.readSeq[convoID] = (reply.json["epoch"] as? Int ?? 0) > 0 && !invitees.isEmpty ? 1 : 0
+        return convoID
+    }
+
+    /// Fetches the caller's Welcome, joins, and confirms.
+    func join(_ user: MLSTestUser, _ convoID: String) throws {
+        let reply = try service.call("blue.catbird.mls.getWelcome", as: user.identity, query: [("convoId", convoID)])
+        XCTAssertEqual(reply.status, 200, "\(reply.json)")
+        let message = try MLSMessage(decoding: try XCTUnwrap(Base64Test.decode(reply.json["welcome"])))
+        guard case .welcome(let welcome) = message.body,
+              let bundle = welcome.secrets.lazy.compactMap({ user.bundles[$0.newMember] }).first else {
+            throw XCTestError(.failureWhileWaiting)
+        }
+        let group = try Group.join(welcome: welcome, keyPackage: bundle)
+        user.groups[convoID] = group
+        user.readSeq[convoID] = try lastSeq(user, convoID)
+        let confirm = try service.call("blue.catbird.mls.confirmWelcome", as: user.identity,
+                                       json: ["convoId": convoID, "success": true])
+        XCTAssertEqual(confirm.status, 200)
+    }
+
+    func lastSeq(_ user: MLSTestUser, _ convoID: String) throws -> Int {
+        let reply = try service.call("blue.catbird.mls.getMessages", as: user.identity, query: [("convoId", convoID), ("limit", "100")])
+        return reply.json["lastSeq"] as? Int ?? 0
+    }
+
+    /// Encrypts and sends `text`; returns the server's reply.
+    @discardableResult
+    func send(_ user: MLSTestUser, _ convoID: String, _ text: String) throws -> ServiceHarness.Reply {
+        var group = try XCTUnwrap(user.groups[convoID])
+        let message = try group.encrypt(Array(text.utf8))
+        user.groups[convoID] = group
+        return try service.call("blue.catbird.mls.sendMessage", as: user.identity, json: [
+            "convoId": convoID, "msgId": MessageID.next(), "epoch": Int(group.epoch), "ciphertext": MLSTestUser.bytes(message),
+        ])
+    }
+
+    /// Reads everything after the user's last seq: applies other members' commits, decrypts
+    /// application messages; returns the texts.
+    func sync(_ user: MLSTestUser, _ convoID: String) throws -> [String] {
+        var texts: [String] = []
+        while true {
+            let since = user.readSeq[convoID] ?? 0
+            let reply = try service.call("blue.catbird.mls.getMessages", as: user.identity,
+                                         query: [("convoId", convoID), ("sinceSeq", String(since)), ("limit", "100")])
+            XCTAssertEqual(reply.status, 200, "\(reply.json)")
+            let messages = reply.json["messages"] as? [[String: Any]] ?? []
+            if messages.isEmpty { return texts }
+            for entry in messages {
+                let seq = entry["seq"] as? Int ?? 0
+                user.readSeq[convoID] = seq
+                // A sender already holds its own messages: it moved to the next epoch when it
+                // committed, and cannot decrypt its own application messages.
+                if entry["sender"] as? String == user.did { continue }
+                var group = try XCTUnwrap(user.groups[convoID])
+                let message = try MLSMessage(decoding: try XCTUnwrap(Base64Test.decode(entry["ciphertext"])))
+                if entry["messageType"] as? String == "commit" {
+                    _ = try group.process(message)
+                } else {
+                    let (data, _) = try group.decrypt(message)
+                    texts.append(String(decoding: data, as: UTF8.self))
+                }
+                user.groups[convoID] = group
+            }
+        }
+    }
+
+    func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    func epoch(_ user: MLSTestUser, _ convoID: String) throws -> Int? {
+        try service.call("blue.catbird.mls.getEpoch", as: user.identity, query: [("convoId", convoID)]).json["currentEpoch"] as? Int
+    }
+}
