@@ -94,7 +94,7 @@ struct Send: AsyncParsableCommand {
 
 /// `read`.
 struct Read: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Fetch, apply and decrypt new messages; print them.")
+    static let configuration = CommandConfiguration(abstract: "Fetch, apply and decrypt new messages; print those not shown before.")
 
     @OptionGroup var options: GlobalOptions
 
@@ -106,7 +106,7 @@ struct Read: AsyncParsableCommand {
 
     func run() async throws {
         let client = try options.client()
-        let fresh = try await client.read(convoId: convo)
+        let fresh = try await client.unread(convoId: convo)
         let entries = all ? try await client.transcript(convoId: convo) : fresh
         if options.json {
             Output.json(entries)

@@ -40,7 +40,9 @@ extension MLSConversationClient {
         guard Hex.encode(group.groupID) == convoId else { throw .invalidServerData("the Welcome is for another group") }
         let view = try? await api.getConvo(convoId: convoId)
         try store.saveGroup(group, convoId: convoId)
-        try store.saveRecord(ConvoRecord(convoId: convoId, name: view?.metadata?.name))
+        var record = ConvoRecord(convoId: convoId, name: view?.metadata?.name)
+        record.shownEntries = try store.transcript(convoId: convoId).count
+        try store.saveRecord(record)
         store.deleteKeyPackage(ref: bundle.ref)
         try store.appendTranscript([event(epoch: group.epoch, "joined")], convoId: convoId)
         _ = try await call { () async throws(MLSAPIError) in

@@ -122,6 +122,19 @@ extension MLSConversationClient {
         }
     }
 
+    /// Reads, then returns the transcript entries not handed out before, other members' only
+    /// (this client's own were reported when it made them). Messages taken in while catching up
+    /// before a send or a commit show up here too.
+    public func unread(convoId: String) async throws(MLSClientError) -> [ChatEntry] {
+        _ = try await read(convoId: convoId)
+        let all = try store.transcript(convoId: convoId)
+        var record = try store.loadRecord(convoId: convoId)
+        let start = min(record.shownEntries ?? 0, all.count)
+        record.shownEntries = all.count
+        try store.saveRecord(record)
+        return all[start...].filter { !$0.own }
+    }
+
     /// The local transcript of a conversation.
     public func transcript(convoId: String) throws(MLSClientError) -> [ChatEntry] {
         try store.transcript(convoId: convoId)

@@ -8,6 +8,8 @@ public struct ConvoRecord: Codable, Sendable, Equatable {
     public var sentMessageIds: [String]
     /// False once this member was removed, left, or lost its state.
     public var active: Bool
+    /// How many transcript entries `unread` has already handed out.
+    public var shownEntries: Int?
 
     public init(convoId: String, name: String? = nil, lastSeq: Int64 = 0, sentMessageIds: [String] = [], active: Bool = true) {
         self.convoId = convoId
