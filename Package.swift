@@ -59,7 +59,10 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "ATProtoTests", dependencies: ["ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
         .testTarget(name: "DeliveryStoreTests", dependencies: ["DeliveryStore", "Store"]),
-        .testTarget(name: "MLSClientTests", dependencies: ["MLSClient", "catbird-mls", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport"]),
+        // The end-to-end walkthrough runs the real service in-process; the client library itself stays free of it.
+        .testTarget(name: "MLSClientTests", dependencies: [
+            "MLSClient", "catbird-mls", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
+        ]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport"]),
     ]
 )

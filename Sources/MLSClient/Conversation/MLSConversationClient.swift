@@ -6,9 +6,9 @@ import Primitives
 /// message, has the delivery service accept it, and only then moves the local group to the new
 /// epoch and saves it. State lives in an `MLSClientStore` directory.
 public actor MLSConversationClient {
-    public let api: MLSAPIClient
-    public let store: MLSClientStore
-    public let identity: MLSClientIdentity
+    public nonisolated let api: MLSAPIClient
+    public nonisolated let store: MLSClientStore
+    public nonisolated let identity: MLSClientIdentity
     let signingKey: SignaturePrivateKey
     let suite: CipherSuite
     /// Called with a short line on long work (the CLI prints it to stderr).
@@ -114,6 +114,9 @@ public actor MLSConversationClient {
         guard !dids.isEmpty else { throw .invalidArgument("nobody to invite") }
         return try await committing(convoId) { () async throws(MLSClientError) in
             let group = try store.loadGroup(convoId: convoId)
+            let present = Set(group.members.compactMap { Self.did(of: $0.credential) })
+            let already = dids.filter(present.contains)
+            guard already.isEmpty else { throw .invalidArgument("already a member: \(already.joined(separator: ", "))") }
             let packages = try await keyPackages(for: dids)
             let output = try mls { () throws(GroupError) in try group.add(keyPackages: packages.map(\.keyPackage)) }
             guard let welcome = output.welcome else { throw .invalidArgument("the commit added nobody") }
