@@ -54,7 +54,7 @@ final class DevPLCTests: XCTestCase {
         defer { server.shutdown() }
         let plc = "http://127.0.0.1:\(server.port)"
         let home = folder.appendingPathComponent("alice")
-        var command = try XCTUnwrap(try CatbirdMLS.parseAsRoot(["init", "--dir", home.path, "--plc", plc, "--quiet"]) as? Init)
+        let command = try XCTUnwrap(try CatbirdMLS.parseAsRoot(["init", "--dir", home.path, "--plc", plc, "--quiet"]) as? Init)
         try await command.run()
 
         let identity = try MLSClientStore(directory: home).loadIdentity()
@@ -65,7 +65,7 @@ final class DevPLCTests: XCTestCase {
         XCTAssertEqual(key.algorithm, .es256k)
 
         // A second init without --force keeps the identity.
-        var again = try XCTUnwrap(try CatbirdMLS.parseAsRoot(["init", "--dir", home.path, "--quiet"]) as? Init)
+        let again = try XCTUnwrap(try CatbirdMLS.parseAsRoot(["init", "--dir", home.path, "--quiet"]) as? Init)
         do {
             try await again.run()
             XCTFail("expected a refusal")
