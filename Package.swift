@@ -35,7 +35,7 @@ let package = Package(
         // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
         .target(name: "HTTP", dependencies: ["COpenSSL"]),
         // DIDs, resolution, Multikey, service-auth JWTs.
-        .target(name: "ATProto", dependencies: ["HTTP", "Primitives", "Store"]),
+        .target(name: "ATProto", dependencies: ["HTTP", "Primitives"]),
         // libpq pool, statements, transactions, migrations.
         .target(name: "Store", dependencies: ["CLibPQ"]),
         // The delivery service's tables and the SQL that keeps them consistent (epoch-guarded commits).
