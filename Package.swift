@@ -10,6 +10,12 @@ let package = Package(
         .library(name: "MLS", targets: ["MLS"]),
         .executable(name: "catbird-mls-server", targets: ["catbird-mls-server"]),
         .executable(name: "mls-vectors", targets: ["mls-vectors"]),
+        .library(name: "MLSClient", targets: ["MLSClient"]),
+        .executable(name: "catbird-mls", targets: ["catbird-mls"]),
+    ],
+    dependencies: [
+        // Only for the catbird-mls CLI's command line; nothing on the server side uses it.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         // System libraries: module maps only, plus a shim header for macros.
@@ -31,7 +37,7 @@ let package = Package(
         // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
         .target(name: "HTTP", dependencies: ["COpenSSL"]),
         // DIDs, resolution, Multikey, service-auth JWTs.
-        .target(name: "ATProto", dependencies: ["HTTP", "Primitives", "Store"]),
+        .target(name: "ATProto", dependencies: ["HTTP", "Primitives"]),
         // libpq pool, statements, transactions, migrations.
         .target(name: "Store", dependencies: ["CLibPQ"]),
         // The delivery service's tables and the SQL that keeps them consistent (epoch-guarded commits).
@@ -39,6 +45,13 @@ let package = Package(
         // XRPC routes and the blue.catbird.mls.* methods.
         .target(name: "DeliveryService", dependencies: ["MLS", "HTTP", "ATProto", "Store", "DeliveryStore"]),
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
+
+        // The client side: XRPC client and conversation layer over the MLS core; no server code.
+        .target(name: "MLSClient", dependencies: ["MLS", "Primitives", "HTTP", "ATProto"]),
+        .executableTarget(name: "catbird-mls", dependencies: [
+            "MLSClient", "ATProto", "HTTP", "Primitives",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
 
         // Loopback servers, clients and clocks shared by the test targets.
         .target(name: "TestSupport", dependencies: ["ATProto", "Primitives"], path: "Tests/TestSupport"),
@@ -48,6 +61,10 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "ATProtoTests", dependencies: ["ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
         .testTarget(name: "DeliveryStoreTests", dependencies: ["DeliveryStore", "Store"]),
+        // The end-to-end walkthrough runs the real service in-process; the client library itself stays free of it.
+        .testTarget(name: "MLSClientTests", dependencies: [
+            "MLSClient", "catbird-mls", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
+        ]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport"]),
     ]
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|http ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh [mls|http|jwt ...]    build and run the named targets (default: all)
 #   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
 # -sanitize=fuzzer. Crashes are written to fuzz-out/crashes/<target>/.
@@ -12,8 +12,8 @@ seconds=${FUZZ_SECONDS:-60}
 vectors=${MLS_TEST_VECTORS:-$root/../shared/mls-test-vectors}
 mkdir -p "$out"
 
-c_flags=(-I Sources/CSodium -I Sources/COpenSSL)
-link_flags=(-L "$out" -lsodium -lssl -lcrypto)
+c_flags=(-I Sources/CSodium -I Sources/COpenSSL -I Sources/CLibPQ -I Sources/CSystem -Xcc -I/usr/include/postgresql)
+link_flags=(-L "$out" -lsodium -lssl -lcrypto -lpq)
 
 # build_module NAME SANITIZE_FLAGS... -- SOURCES...: a static library and its .swiftmodule in $out.
 build_module() {
@@ -41,16 +41,27 @@ build_mls() {
 }
 
 build_http() {
-  if [ ! -f Tests/Fuzz/FuzzHTTPRequestParser.swift ]; then
-    echo "== skipping http: Tests/Fuzz/FuzzHTTPRequestParser.swift does not exist yet"
-    return 1
-  fi
-  echo "== building HTTP (instrumented)"
+  # The entry point uses the parser's internal types, so it is compiled into the HTTP module itself.
+  echo "== building fuzz-http (HTTP sources + entry point, instrumented)"
   mapfile -t http < <(swift_sources Sources/HTTP)
-  build_module HTTP -sanitize=fuzzer -- "${http[@]}"
-  echo "== linking fuzz-http"
-  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzHTTPRequestParser.swift \
-    -o "$out/fuzz-http" "${link_flags[@]}" -lHTTP
+  swiftc -O -parse-as-library -sanitize=fuzzer -module-name HTTP "${c_flags[@]}" "${http[@]}" \
+    Tests/Fuzz/FuzzHTTPRequestParser.swift -o "$out/fuzz-http" "${link_flags[@]}"
+}
+
+build_jwt() {
+  echo "== building Primitives, HTTP, Store"
+  mapfile -t primitives < <(swift_sources Sources/Primitives)
+  build_module Primitives -- "${primitives[@]}"
+  mapfile -t http < <(swift_sources Sources/HTTP)
+  build_module HTTP -- "${http[@]}"
+  mapfile -t store < <(swift_sources Sources/Store)
+  build_module Store -- "${store[@]}"
+  echo "== building ATProto (instrumented)"
+  mapfile -t atproto < <(swift_sources Sources/ATProto)
+  build_module ATProto -sanitize=fuzzer -- "${atproto[@]}"
+  echo "== linking fuzz-jwt"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzJWT.swift \
+    -o "$out/fuzz-jwt" "${link_flags[@]}" -lATProto -lStore -lHTTP -lPrimitives
 }
 
 # run_target NAME: new inputs go to $out/corpus/NAME; the committed seeds are read, not written.
@@ -85,14 +96,15 @@ PY
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls http)
+[ ${#targets[@]} -eq 0 ] && targets=(mls http jwt)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
 for target in "${targets[@]}"; do
   case $target in
     mls) build_mls && run_target mls || status=1 ;;
-    http) if build_http; then run_target http || status=1; fi ;;
+    http) build_http && run_target http || status=1 ;;
+    jwt) build_jwt && run_target jwt || status=1 ;;
     *) echo "unknown fuzz target $target" >&2; exit 2 ;;
   esac
 done

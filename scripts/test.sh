@@ -23,6 +23,9 @@ export MLS_TEST_VECTORS="${MLS_TEST_VECTORS:-$root/../shared/mls-test-vectors}"
 swift build --build-tests
 swift test --skip-build --disable-swift-testing ${TEST_FILTER:+--filter "$TEST_FILTER"}
 
+# The README's "Try it" commands, run for real.
+scripts/try-it.sh
+
 # Every RFC 9420 vector file, all cipher suites, from a release build.
 swift build -c release --product mls-vectors
 .build/release/mls-vectors "$MLS_TEST_VECTORS"

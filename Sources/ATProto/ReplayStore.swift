@@ -8,7 +8,7 @@ public protocol ReplayStore: Sendable {
 }
 
 /// A single-process replay store, for tests and single-node development. Production uses
-/// `PostgresReplayStore` so that every node sees every token.
+/// DeliveryService's `PostgresReplayStore` so that every node sees every token.
 public final class InMemoryReplayStore: ReplayStore {
     private struct Key: Hashable { let iss: String; let jti: String }
 

@@ -89,6 +89,10 @@ extension DeliveryStore {
         try run { transaction throws(DeliveryStoreError) in try transaction.keyPackages(for: dids, cipherSuite: cipherSuite) }
     }
 
+    public func unconsumedKeyPackageRefs(_ refs: [[UInt8]]) throws(DeliveryStoreError) -> Set<[UInt8]> {
+        try run { transaction throws(DeliveryStoreError) in try transaction.unconsumedKeyPackageRefs(refs) }
+    }
+
     public func keyPackage(ref: [UInt8]) throws(DeliveryStoreError) -> StoredKeyPackage? {
         try run { transaction throws(DeliveryStoreError) in try transaction.keyPackage(ref: ref) }
     }

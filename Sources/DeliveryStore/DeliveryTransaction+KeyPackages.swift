@@ -69,6 +69,18 @@ extension DeliveryTransaction {
         }
     }
 
+    /// Which of `refs` are stored and not yet consumed: packages the service validated in full at
+    /// publication, whose signatures need not be checked again when a commit adds them.
+    public func unconsumedKeyPackageRefs(_ refs: [[UInt8]]) throws(DeliveryStoreError) -> Set<[UInt8]> {
+        if refs.isEmpty { return [] }
+        return try guarded {
+            let rows = try connection.query(
+                "SELECT key_package_ref FROM key_packages WHERE key_package_ref = ANY($1) AND consumed_at IS NULL",
+                [PGArray(refs)])
+            return Set(try rows.map { try $0.bytes("key_package_ref") })
+        }
+    }
+
     /// The stored package with this ref, consumed or not.
     public func keyPackage(ref: [UInt8]) throws(DeliveryStoreError) -> StoredKeyPackage? {
         try guarded {

@@ -43,7 +43,18 @@ extension DeliveryTransaction {
                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING
                 """, [proposal.convoID, proposal.epoch, proposal.ref, proposal.senderLeaf.map { Int64($0) },
                       proposal.senderDID, proposal.kind, proposal.proposal])
-            return inserted > 0
+            guard inserted > 0 else { return false }
+            // Members learn of the proposal as a message, so that any of them can commit it by reference.
+            let msgID = "proposal-" + proposal.ref.prefix(16).map { String(format: "%02x", $0) }.joined()
+            let (seq, at) = try nextSeq(proposal.convoID, touch: false)
+            try connection.execute("""
+                INSERT INTO messages (convo_id, seq, msg_id, epoch, message_type, sender_did, ciphertext, size, created_at)
+                VALUES ($1, $2, $3, $4, 'proposal', $5, $6, $7, $8)
+                """, [proposal.convoID, seq, msgID, proposal.epoch, proposal.senderDID, proposal.proposal,
+                      Int32(clamping: proposal.proposal.count), at])
+            try appendEvents(proposal.convoID, [.message(seq: seq, msgID: msgID, epoch: proposal.epoch,
+                                                         sender: proposal.senderDID, kind: .proposal)])
+            return true
         }
     }
 

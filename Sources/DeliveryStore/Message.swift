@@ -6,6 +6,8 @@ public enum MessageKind: String, Sendable, Codable {
     case app
     /// A commit (PublicMessage), stored by `applyCommit` or `createConvo`.
     case commit
+    /// A standalone proposal (PublicMessage) kept until a commit covers it, stored by `addPendingProposal`.
+    case proposal
 }
 
 /// The content of an application message.

@@ -12,6 +12,15 @@ public struct Ed25519PublicKey: Sendable, Equatable {
         self.bytes = bytes
     }
 
+    /// Size check only, for a key that is only used to verify: libsodium's verification itself
+    /// refuses non-canonical and small-order keys, so the separate full point check (as costly as a
+    /// verification) is not repeated on every signature a group checks.
+    public init(verifyingBytes bytes: [UInt8]) throws(CryptoError) {
+        Sodium.ensureInitialized()
+        guard bytes.count == Self.size else { throw .invalidKey }
+        self.bytes = bytes
+    }
+
     public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
         guard signature.count == 64 else { return false }
         return message.withNonNullBuffer { data, count in

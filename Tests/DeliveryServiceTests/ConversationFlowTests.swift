@@ -88,9 +88,10 @@ final class ConversationFlowTests: ServiceTestCase {
         ])
         XCTAssertEqual(leave.status, 200, "\(leave.json)")
         XCTAssertEqual(leave.json["pendingRemoval"] as? Bool, true)
-        var aliceGroup = try XCTUnwrap(alice.groups[convo])
-        _ = try aliceGroup.process(proposal)
-        let covering = try aliceGroup.commit()
+        // Alice learns of the proposal through getMessages and commits it by reference.
+        XCTAssertEqual(try flow.sync(alice, convo), [])
+        XCTAssertEqual(alice.groups[convo]?.pendingProposals.count, 1)
+        let covering = try XCTUnwrap(alice.groups[convo]).commit()
         let committed = try service.call("blue.catbird.mls.commitGroupChange", as: alice.identity, json: [
             "convoId": convo, "commit": MLSTestUser.bytes(covering.commit),
             "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(covering.groupInfo))),

@@ -120,7 +120,8 @@ final class CommitTests: StoreTestCase {
             welcomes: [WelcomeDelivery(recipientDID: did("carol"), welcome: [0x57], keyPackageRef: carol.ref)],
             covered: [[0xee]], bytes: [0xc0, 0x11]))
         XCTAssertEqual(outcome.newEpoch, 3)
-        XCTAssertEqual(outcome.seq, 1)
+        // seq 1 is bob's proposal, delivered to members as a message; the commit is seq 2.
+        XCTAssertEqual(outcome.seq, 2)
         XCTAssertEqual(outcome.changes, [MembershipChange(did: did("bob"), action: .left, epoch: 3),
                                          MembershipChange(did: did("carol"), action: .joined, epoch: 3)])
         XCTAssertEqual(outcome.addedDIDs, [did("carol")])
@@ -133,14 +134,17 @@ final class CommitTests: StoreTestCase {
         XCTAssertEqual(state.publicState, Array("state-3".utf8))
         XCTAssertEqual(state.groupInfo, Array("gi-3".utf8))
         XCTAssertEqual(state.currentGroupInfo, Array("gi-3".utf8))
-        XCTAssertEqual(state.lastSeq, 1)
-        XCTAssertNil(state.lastMessageAt, "commits are not user messages")
+        XCTAssertEqual(state.lastSeq, 2)
+        XCTAssertNil(state.lastMessageAt, "commits and proposals are not user messages")
         let stored = try XCTUnwrap(store.commits(convoID: convo, fromEpoch: 0).first)
         XCTAssertEqual(stored.epoch, 2)
         XCTAssertEqual(stored.commit, [0xc0, 0x11])
         XCTAssertEqual(stored.senderDID, did("alice"))
-        XCTAssertEqual(stored.seq, 1)
-        let message = try XCTUnwrap(store.messages(convoID: convo).messages.first)
+        XCTAssertEqual(stored.seq, 2)
+        let rows = try store.messages(convoID: convo).messages
+        XCTAssertEqual(rows.map(\.kind), [.proposal, .commit])
+        XCTAssertEqual(rows.first?.ciphertext, [1])
+        let message = try XCTUnwrap(rows.last)
         XCTAssertEqual(message.kind, .commit)
         XCTAssertEqual(message.msgID, "commit-2")
         XCTAssertEqual(message.epoch, 2)

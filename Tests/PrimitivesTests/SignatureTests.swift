@@ -1,3 +1,4 @@
+import CSodium
 import Primitives
 import XCTest
 
@@ -28,6 +29,17 @@ final class SignatureTests: XCTestCase {
         XCTAssertThrowsError(try Ed25519PrivateKey(seed: [1, 2]))
         XCTAssertThrowsError(try Ed25519PublicKey(bytes: Array(key.publicKey.bytes.dropLast())))
         XCTAssertThrowsError(try Ed25519PublicKey(bytes: [UInt8](repeating: 0, count: 32)), "small-order point")
+        // A verify-only key skips the point check, but verification itself refuses small-order keys:
+        // with A = identity, R = [s]B and S = s satisfy [S]B = R + [k]A for any message.
+        var identity = [UInt8](repeating: 0, count: 32)
+        identity[0] = 1
+        var scalar = [UInt8](repeating: 0, count: 32)
+        scalar[0] = 7
+        var r = [UInt8](repeating: 0, count: 32)
+        XCTAssertEqual(crypto_scalarmult_ed25519_base_noclamp(&r, scalar), 0)
+        let smallOrder = try Ed25519PublicKey(verifyingBytes: identity)
+        XCTAssertFalse(smallOrder.isValidSignature(r + scalar, for: [1, 2, 3]))
+        XCTAssertThrowsError(try Ed25519PublicKey(verifyingBytes: [1, 2, 3]))
     }
 
     func test_ed448_roundTripAndRejections() throws {

@@ -63,9 +63,18 @@ struct CommitPipeline {
             if (try? current.recordProposal(stored)) != nil, proposal.kind == "remove" { pendingLeaves.insert(proposal.senderDID) }
         }
 
+        // KeyPackages validated in full at publication are identified by their ref, a hash over their
+        // exact bytes and signatures: their signatures need no second check (all other rules apply).
+        let suite = current.cipherSuite
+        let addedRefs = commit.proposals.compactMap { item -> [UInt8]? in
+            if case .proposal(.add(let keyPackage)) = item { return keyPackage.reference(suite: suite) }
+            return nil
+        }
+        let trusted = try env.store.unconsumedKeyPackageRefs(addedRefs)
         let next: PublicGroup
         do {
-            next = try current.validateAndApply(commit: message, now: UInt64(Date().timeIntervalSince1970))
+            next = try current.validateAndApply(commit: message, now: UInt64(Date().timeIntervalSince1970),
+                                                trustedKeyPackageRefs: trusted)
         } catch {
             throw XRPCError(400, "InvalidCommit", mlsFailureDescription(error))
         }

@@ -18,7 +18,8 @@ enum GetMessages {
             case "all": kind = nil
             case "app": kind = .app
             case "commit": kind = .commit
-            default: throw XRPCError.invalidRequest("type must be app, commit or all")
+            case "proposal": kind = .proposal
+            default: throw XRPCError.invalidRequest("type must be app, commit, proposal or all")
             }
             let fromEpoch = try parameters.int("fromEpoch", in: 0...Int.max).map(Int64.init)
             let toEpoch = try parameters.int("toEpoch", in: 0...Int.max).map(Int64.init)

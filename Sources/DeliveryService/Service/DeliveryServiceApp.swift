@@ -12,6 +12,7 @@ public final class DeliveryServiceApp: Sendable {
     public let log: Log
     private let server: HTTPServer
     private let monitor: HealthMonitor
+    private let maintenance: MaintenanceJob
 
     public init(configuration: ServiceConfiguration) throws {
         self.configuration = configuration
@@ -26,11 +27,14 @@ public final class DeliveryServiceApp: Sendable {
         monitor = HealthMonitor(database: database)
         let authConfiguration = ServiceAuthConfiguration.fromEnvironment(configuration.environment.merging(
             ["SERVICE_DID": configuration.serviceDID]) { _, new in new })
+        let replayStore = PostgresReplayStore(database: database)
         let verifier = ServiceAuthVerifier(configuration: authConfiguration,
                                            resolver: DIDResolver(configuration: authConfiguration),
-                                           replayStore: PostgresReplayStore(database: database))
+                                           replayStore: replayStore)
+        let store = DeliveryStore(database: database)
+        maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
         let router = XRPCRouter(
-            methods: DeliveryServiceMethods.all(MethodEnvironment(store: DeliveryStore(database: database), log: log,
+            methods: DeliveryServiceMethods.all(MethodEnvironment(store: store, log: log,
                                                                  limits: configuration.limits)),
             plainRoutes: [
                 "/xrpc/_health": PlainRoutes.health(monitor),
@@ -49,6 +53,7 @@ public final class DeliveryServiceApp: Sendable {
     public func start() throws {
         try server.start()
         monitor.start()
+        maintenance.start()
         log.info("listening", ["host": configuration.host, "port": String(server.port)])
     }
 
@@ -59,6 +64,7 @@ public final class DeliveryServiceApp: Sendable {
     public func shutdown() {
         server.shutdown()
         monitor.stop()
+        maintenance.stop()
         database.close()
         log.info("stopped")
     }

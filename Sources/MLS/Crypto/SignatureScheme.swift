@@ -43,7 +43,7 @@ public struct SignaturePublicKey: Sendable {
     public init(scheme: SignatureScheme, bytes: [UInt8]) throws(CryptoError) {
         self.scheme = scheme
         switch scheme {
-        case .ed25519: storage = .ed25519(try Ed25519PublicKey(bytes: bytes))
+        case .ed25519: storage = .ed25519(try Ed25519PublicKey(verifyingBytes: bytes))
         case .ed448: storage = .ed448(try Ed448PublicKey(bytes: bytes))
         default:
             let curve = scheme.ecdsa!.curve

@@ -4,8 +4,11 @@ import Primitives
 /// of the tree, merge the UpdatePath (public keys and parent hashes only), and compute the next
 /// GroupContext and transcript hashes. The signature must already have been verified.
 extension GroupState {
-    /// `now` (seconds since 1970) checks the lifetimes of added KeyPackages; nil skips it.
-    public func stage(commit authenticated: AuthenticatedContent, now: UInt64? = nil) throws(GroupError) -> StagedCommit {
+    /// `now` (seconds since 1970) checks the lifetimes of added KeyPackages; nil skips it. Added
+    /// KeyPackages whose ref is in `trustedKeyPackageRefs` were verified before and skip their signatures.
+    public func stage(
+        commit authenticated: AuthenticatedContent, now: UInt64? = nil, trustedKeyPackageRefs: Set<[UInt8]> = []
+    ) throws(GroupError) -> StagedCommit {
         guard case .commit(let commit) = authenticated.content.content else { throw .unexpectedMessage("not a commit") }
         try checkHeader(groupID: authenticated.content.groupID, epoch: authenticated.content.epoch)
         guard let tag = authenticated.auth.confirmationTag, !tag.isEmpty else { throw .missingConfirmationTag }
@@ -23,7 +26,7 @@ extension GroupState {
 
         let proposals = try resolve(commit.proposals, committer: sender)
         try validateList(proposals, committer: sender, inlineOnly: true)
-        var applied = try apply(proposals, now: now)
+        var applied = try apply(proposals, now: now, trustedKeyPackageRefs: trustedKeyPackageRefs)
         // RFC 9420 §12.4: a path is required by Update, Remove, ExternalInit and GroupContextExtensions,
         // by an empty commit, and by every external commit.
         if applied.pathRequired || commit.proposals.isEmpty || isExternal, commit.path == nil { throw .pathRequired }

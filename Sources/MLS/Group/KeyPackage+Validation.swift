@@ -13,8 +13,10 @@ extension KeyPackage {
     /// reject a long-lived member), not_after at most `maxLifetime` seconds after `now`, init_key ≠
     /// encryption_key, both signatures, and capabilities listing the suite, the version, the
     /// credential type and the leaf's extensions. `skew` widens the not_before bound.
+    /// `verifySignatures: false` is for a package whose exact bytes (its KeyPackageRef) were
+    /// already verified, as the service does at publication.
     public func validate(
-        suite: CipherSuite, now: UInt64? = nil, maxLifetime: UInt64? = nil, skew: UInt64 = 0
+        suite: CipherSuite, now: UInt64? = nil, maxLifetime: UInt64? = nil, skew: UInt64 = 0, verifySignatures: Bool = true
     ) throws(KeyPackageError) {
         guard version == .mls10 else { throw .unsupportedVersion(version.rawValue) }
         guard cipherSuite == suite.rawValue else {
@@ -35,6 +37,7 @@ extension KeyPackage {
         for ext in leafNode.extensions where !PublicRatchetTree.defaultExtensionTypes.contains(ext.extensionType) {
             guard capabilities.extensions.contains(ext.extensionType) else { throw .unsupportedCapabilities }
         }
+        guard verifySignatures else { return }
         guard let key = try? SignaturePublicKey(scheme: suite.signatureScheme, bytes: leafNode.signatureKey) else {
             throw .invalidKey
         }

@@ -5,7 +5,8 @@ import Primitives
 /// need the changing tree are made here: KeyPackages and leaves valid (§10.1, §7.3), no client
 /// added twice or already present (§12.2), unique HPKE keys, capabilities.
 extension GroupState {
-    func apply(_ proposals: [ResolvedProposal], now: UInt64?) throws(GroupError) -> AppliedProposals {
+    /// KeyPackages whose KeyPackageRef is in `trustedKeyPackageRefs` skip signature verification.
+    func apply(_ proposals: [ResolvedProposal], now: UInt64?, trustedKeyPackageRefs: Set<[UInt8]> = []) throws(GroupError) -> AppliedProposals {
         var result = AppliedProposals(tree: tree, extensions: context.extensions)
         var updates: [(leaf: UInt32, node: LeafNode)] = []
         var removes: [UInt32] = []
@@ -56,7 +57,7 @@ extension GroupState {
             result.removed.append(RemovedMember(leafIndex: leaf, leafNode: node))
         }
         if !adds.isEmpty {
-            try addAll(adds, to: &result, requiredCapabilities: required, now: now)
+            try addAll(adds, to: &result, requiredCapabilities: required, now: now, trusted: trustedKeyPackageRefs)
         }
         if extensionsChanged || !adds.isEmpty || !updates.isEmpty {
             try Self.checkCapabilities(of: result.tree, extensions: result.extensions, required: required,
@@ -69,7 +70,7 @@ extension GroupState {
     /// a commit adding n members costs O(n + tree) rather than O(n · tree).
     private func addAll(
         _ keyPackages: [KeyPackage], to result: inout AppliedProposals, requiredCapabilities: RequiredCapabilities?,
-        now: UInt64?
+        now: UInt64?, trusted: Set<[UInt8]>
     ) throws(GroupError) {
         var signatureKeys = Set<[UInt8]>()
         var encryptionKeys = Set<[UInt8]>()
@@ -86,7 +87,12 @@ extension GroupState {
             }
         }
         for keyPackage in keyPackages {
-            do { try keyPackage.validate(suite: suite, now: now) } catch { throw .invalidKeyPackage(error) }
+            let ref = keyPackage.reference(suite: suite)
+            do {
+                try keyPackage.validate(suite: suite, now: now, verifySignatures: !trusted.contains(ref))
+            } catch {
+                throw .invalidKeyPackage(error)
+            }
             let leaf = keyPackage.leafNode
             if let required = requiredCapabilities {
                 guard Set(required.extensionTypes).isSubset(of: leaf.capabilities.extensions),
@@ -101,7 +107,7 @@ extension GroupState {
                 throw .tree(.duplicateEncryptionKey(node: 2 * result.tree.leafCount))
             }
             let index = result.tree.add(leaf)
-            result.added.append(AddedMember(leafIndex: index, keyPackage: keyPackage, keyPackageRef: keyPackage.reference(suite: suite)))
+            result.added.append(AddedMember(leafIndex: index, keyPackage: keyPackage, keyPackageRef: ref))
         }
     }
 

@@ -74,23 +74,29 @@ public struct PublicGroup: Sendable {
     /// RFC 9420 §12.4.2 without secrets: group and epoch, sender, signature over FramedContentTBS
     /// with the current GroupContext, the §12.2 rules, proposals applied to a copy of the tree, the
     /// UpdatePath's leaf and parent-hash chain, the tree hash, and both transcript hashes. Returns the
-    /// next epoch's state; `self` is unchanged. `now` checks added KeyPackages' lifetimes.
-    public func validateAndApply(commit message: PublicMessage, now: UInt64? = nil) throws(GroupError) -> PublicGroup {
+    /// next epoch's state; `self` is unchanged. `now` checks added KeyPackages' lifetimes. Added
+    /// KeyPackages whose KeyPackageRef is in `trustedKeyPackageRefs` (the service validated those
+    /// exact bytes at publication) skip their two signature checks; every other rule still applies.
+    public func validateAndApply(
+        commit message: PublicMessage, now: UInt64? = nil, trustedKeyPackageRefs: Set<[UInt8]> = []
+    ) throws(GroupError) -> PublicGroup {
         guard message.content.contentType == .commit else { throw .unexpectedMessage("not a commit") }
         let authenticated = try state.verifySignature(of: message)
-        let staged = try state.stage(commit: authenticated, now: now)
+        let staged = try state.stage(commit: authenticated, now: now, trustedKeyPackageRefs: trustedKeyPackageRefs)
         var next = PublicGroup(state: staged.nextState)
         next.lastCommit = CommitSummary(staged)
         return next
     }
 
     /// The same for an MLSMessage, which must carry a PublicMessage.
-    public func validateAndApply(commit message: MLSMessage, now: UInt64? = nil) throws(GroupError) -> PublicGroup {
+    public func validateAndApply(
+        commit message: MLSMessage, now: UInt64? = nil, trustedKeyPackageRefs: Set<[UInt8]> = []
+    ) throws(GroupError) -> PublicGroup {
         guard message.version == .mls10 else { throw .unexpectedMessage("protocol version") }
         guard case .publicMessage(let publicMessage) = message.body else {
             throw .unexpectedMessage("a commit the service checks must be a PublicMessage")
         }
-        return try validateAndApply(commit: publicMessage, now: now)
+        return try validateAndApply(commit: publicMessage, now: now, trustedKeyPackageRefs: trustedKeyPackageRefs)
     }
 
     /// A GroupInfo published for this epoch must carry exactly this epoch's GroupContext, be signed by

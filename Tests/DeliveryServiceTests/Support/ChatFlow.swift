@@ -112,7 +112,7 @@ struct ChatFlow {
                 if entry["sender"] as? String == user.did { continue }
                 var group = try XCTUnwrap(user.groups[convoID])
                 let message = try MLSMessage(decoding: try XCTUnwrap(Base64Test.decode(entry["ciphertext"])))
-                if entry["messageType"] as? String == "commit" {
+                if entry["messageType"] as? String != "app" {
                     _ = try group.process(message)
                 } else {
                     let (data, _) = try group.decrypt(message)

@@ -1,4 +1,5 @@
 import Foundation
+import ATProto
 import Store
 
 /// The replay store shared by all nodes: `auth_replay` from migrations/0001_auth_replay.sql.

@@ -1,0 +1,108 @@
+import Foundation
+import MLS
+import Primitives
+
+/// Group operations (suite 1): add N members in one commit, a member processing it, a joiner's
+/// Welcome, the PublicGroup validating it; a self-update in a 1000-member group; 1 KB messages.
+enum GroupBench {
+    static let suite = CipherSuite.mls128DHKEMX25519AES128GCMSHA256Ed25519
+
+    static func run() throws {
+        print("— group operations, \(suite) —")
+        for n in [10, 100, 1000] { try addMembers(n) }
+        try selfUpdate(members: 1000)
+        try messages()
+    }
+
+    /// Only the add-100 PublicGroup validation, for profiling (`mls-bench group-profile`).
+    static func profile() throws {
+        let (alice, _) = try pair()
+        let packages = try (0..<100).map { try keyPackage("member-\($0)").keyPackage }
+        let output = try alice.add(keyPackages: packages)
+        let observer = alice.publicGroup
+        try timeIt("add 100: PublicGroup validates the commit", 5) { _ = try observer.validateAndApply(commit: output.commit) }
+    }
+
+    static func keyPackage(_ name: String) throws -> KeyPackageBundle {
+        try KeyPackageBundle.generate(
+            suite: suite, credential: .basic(identity: Array(name.utf8)), signingKey: try suite.signatureScheme.generatePrivateKey(),
+            lifetime: Lifetime(notBefore: 0, notAfter: .max))
+    }
+
+    /// Alice and Bob, then an observer of their epoch.
+    static func pair() throws -> (alice: Group, bob: Group) {
+        let alice = try Group.create(suite: suite, credential: .basic(identity: Array("alice".utf8)),
+                                     signingKey: try suite.signatureScheme.generatePrivateKey())
+        let bobKP = try keyPackage("bob")
+        let output = try alice.add(keyPackages: [bobKP.keyPackage])
+        return (output.group, try Group.join(welcome: output.welcome!, keyPackage: bobKP))
+    }
+
+    static func addMembers(_ n: Int) throws {
+        let (alice, bob) = try pair()
+        let bundles = try (0..<n).map { try keyPackage("member-\($0)") }
+        let packages = bundles.map(\.keyPackage)
+        let rounds = n >= 1000 ? 3 : (n >= 100 ? 10 : 50)
+        var output = try alice.add(keyPackages: packages)
+        try timeIt("add \(n): commit (incl. Welcome, GroupInfo)", rounds) { output = try alice.add(keyPackages: packages) }
+        try timeIt("add \(n): member processes the commit", rounds) {
+            var receiver = bob
+            _ = try receiver.process(output.commit)
+        }
+        let welcome = output.welcome!
+        try timeIt("add \(n): join from the Welcome", rounds) {
+            _ = try Group.join(welcome: welcome, keyPackage: bundles[n / 2])
+        }
+        let observer = alice.publicGroup
+        try timeIt("add \(n): PublicGroup validates the commit", rounds) {
+            _ = try observer.validateAndApply(commit: output.commit)
+        }
+        let published = Set(bundles.map(\.ref))
+        try timeIt("add \(n): PublicGroup, KeyPackages known valid", rounds) {
+            _ = try observer.validateAndApply(commit: output.commit, trustedKeyPackageRefs: published)
+        }
+    }
+
+    static func selfUpdate(members n: Int) throws {
+        let (alice, bob) = try pair()
+        let packages = try (0..<(n - 2)).map { try keyPackage("member-\($0)").keyPackage }
+        let grown = try alice.add(keyPackages: packages)
+        var bigBob = bob
+        _ = try bigBob.process(grown.commit)
+        let bigAlice = grown.group
+        var update = try bigAlice.update()
+        try timeIt("self-update in \(n)-member group: commit", 20) { update = try bigAlice.update() }
+        try timeIt("self-update in \(n)-member group: process", 20) {
+            var receiver = bigBob
+            _ = try receiver.process(update.commit)
+        }
+        let observer = bigAlice.publicGroup
+        try timeIt("self-update in \(n)-member group: PublicGroup", 20) { _ = try observer.validateAndApply(commit: update.commit) }
+    }
+
+    static func messages() throws {
+        let (fresh, receiver) = try pair()
+        var bob = receiver
+        var alice = fresh
+        let kilobyte = SecureRandom.bytes(1024)
+        try measure("1 KB application message encrypt") { _ = try alice.encrypt(kilobyte) }
+        // A fresh sender, so the receiver's ratchet window covers the batch.
+        var sender = fresh
+        let batch = try (0..<5000).map { _ in try sender.encrypt(kilobyte) }
+        let start = DispatchTime.now().uptimeNanoseconds
+        for message in batch { _ = try bob.decrypt(message) }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let rate = Double(batch.count) / seconds
+        print("1 KB application message decrypt".padding(toLength: 44, withPad: " ", startingAt: 0)
+              + " \(String(Int(rate.rounded())).leftPadded(9)) ops/s  (\(Int((1e6 / rate).rounded())) µs/op)")
+    }
+
+    /// Runs `body` `rounds` times after one warm-up and prints milliseconds per run.
+    static func timeIt(_ name: String, _ rounds: Int, _ body: () throws -> Void) rethrows {
+        try body()
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<rounds { try body() }
+        let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(rounds)
+        print(name.padding(toLength: 52, withPad: " ", startingAt: 0) + " " + String(format: "%9.2f ms", ms))
+    }
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The README's "Try it" walkthrough as a check: the same commands against a fresh server, dev PLC and
+# database, asserting what each user reads. Needs DATABASE_URL (make test provides one) and the
+# debug executables (swift build).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+C=$root/.build/debug/catbird-mls
+SERVER=$root/.build/debug/catbird-mls-server
+work=$(mktemp -d)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+plc_port=$(free_port); port=$(free_port)
+db="try_$(date +%s)_$$"
+admin=${DATABASE_URL:?DATABASE_URL is required}
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+psql "$admin" -qc "CREATE DATABASE $db" >/dev/null
+dburl=$(python3 -c 'import sys,urllib.parse as u; p=u.urlparse(sys.argv[1]); print(u.urlunparse(p._replace(path="/"+sys.argv[2])))' "$admin" "$db")
+
+"$C" dev-plc --folder "$work/plc" --port "$plc_port" >"$work/plc.log" 2>&1 & pids+=($!)
+DATABASE_URL=$dburl PORT=$port PLC_URL=http://127.0.0.1:$plc_port DID_RESOLVER_ALLOW_PRIVATE=1 LOG_LEVEL=warning \
+  "$SERVER" >"$work/server.log" 2>&1 & pids+=($!)
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/xrpc/_health" >/dev/null && break; sleep 0.1; done
+opts=(--server "http://127.0.0.1:$port" --quiet)
+
+passed=0
+expect() { # description, pattern, text
+  if grep -qF -- "$2" <<<"$3"; then echo "ok: $1"; passed=$((passed + 1)); else echo "FAILED: $1"; echo "$3"; exit 1; fi
+}
+
+ALICE=$("$C" init --dir "$work/alice" --plc "http://127.0.0.1:$plc_port" "${opts[@]}")
+BOB=$("$C" init --dir "$work/bob" --plc "http://127.0.0.1:$plc_port" "${opts[@]}")
+CAROL=$("$C" init --dir "$work/carol" --plc "http://127.0.0.1:$plc_port" "${opts[@]}")
+"$C" publish-key-packages --dir "$work/bob" --count 5 "${opts[@]}" >/dev/null
+"$C" publish-key-packages --dir "$work/carol" --count 5 "${opts[@]}" >/dev/null
+CONVO=$("$C" create --dir "$work/alice" --name Tea "$BOB" "${opts[@]}")
+"$C" join --dir "$work/bob" "$CONVO" "${opts[@]}" >/dev/null
+"$C" invite --dir "$work/alice" "$CONVO" "$CAROL" "${opts[@]}" >/dev/null
+"$C" join --dir "$work/carol" "$CONVO" "${opts[@]}" >/dev/null
+"$C" send --dir "$work/alice" "$CONVO" "hello from alice" "${opts[@]}" >/dev/null
+"$C" send --dir "$work/bob" "$CONVO" "hi, bob here" "${opts[@]}" >/dev/null
+carol_read=$("$C" read --dir "$work/carol" "$CONVO" "${opts[@]}")
+expect "carol decrypts alice" "$ALICE: hello from alice" "$carol_read"
+expect "carol decrypts bob" "$BOB: hi, bob here" "$carol_read"
+"$C" remove --dir "$work/alice" "$CONVO" "$CAROL" "${opts[@]}" >/dev/null
+"$C" send --dir "$work/alice" "$CONVO" "just us now" "${opts[@]}" >/dev/null
+bob_read=$("$C" read --dir "$work/bob" "$CONVO" "${opts[@]}")
+expect "bob decrypts alice" "$ALICE: hello from alice" "$bob_read"
+expect "bob sees the removal" "removed $CAROL" "$bob_read"
+expect "bob decrypts after the removal" "$ALICE: just us now" "$bob_read"
+if carol_send=$("$C" send --dir "$work/carol" "$CONVO" "still here?" "${opts[@]}" 2>&1); then
+  echo "FAILED: a removed member could send"; exit 1
+fi
+expect "carol is refused" "no longer a member" "$carol_send"
+echo "try-it: $passed passed, 0 failed"
