@@ -14,7 +14,6 @@ do {
 let app: DeliveryServiceApp
 do {
     app = try DeliveryServiceApp(configuration: configuration)
-    try app.start()
 } catch {
     FileHandle.standardError.write(Data("catbird-mls-server: cannot start: \(error)\n".utf8))
     exit(1)
@@ -47,5 +46,13 @@ let sources = [SIGTERM, SIGINT, SIGHUP].map { number in
     }
     source.resume()
     return source
+}
+
+// Only now, with every handler in place, does the port open (and "listening" get logged).
+do {
+    try app.start()
+} catch {
+    FileHandle.standardError.write(Data("catbird-mls-server: cannot start: \(error)\n".utf8))
+    exit(1)
 }
 withExtendedLifetime(sources) { dispatchMain() }
