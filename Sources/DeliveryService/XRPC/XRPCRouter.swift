@@ -160,7 +160,9 @@ public final class XRPCRouter: HTTPResponder {
             log.warning("database unavailable", ["id": requestID, "method": nsid])
             return .unavailable
         default:
-            log.error("database error", ["id": requestID, "method": nsid, "error": "\(error)"])
+            // A server message can quote an offending value; the SQLSTATE alone says what failed.
+            let detail = if case .queryFailed(let state, _) = error { "SQL error \(state)" } else { "\(error)" }
+            log.error("database error", ["id": requestID, "method": nsid, "error": detail])
             return .internalError
         }
     }
