@@ -97,6 +97,22 @@ final class RateLimitUnitTests: XCTestCase {
         XCTAssertEqual(custom.perIP, RateLimitRule(ratePerSecond: 3, burst: 4))
         XCTAssertEqual(custom.trustedProxies.networks.count, 2)
 
+        // What the environment does not name keeps the value set in code.
+        var base = RateLimitConfiguration()
+        base.perDID[.send] = RateLimitRule(ratePerSecond: 7, burst: 8)
+        let merged = try RateLimitConfiguration(environment: ["RATE_LIMIT_READ": "1,1"], base: base)
+        XCTAssertEqual(merged.perDID[.send], RateLimitRule(ratePerSecond: 7, burst: 8))
+        XCTAssertEqual(merged.perDID[.read], RateLimitRule(ratePerSecond: 1, burst: 1))
+        var service = ServiceConfiguration()
+        service.rateLimits.enabled = false
+        service.headerReadTimeout = 3
+        try service.applyOperationalSettings(from: ["IDLE_TIMEOUT": "5"])
+        XCTAssertFalse(service.rateLimits.enabled)
+        XCTAssertEqual(service.headerReadTimeout, 3)
+        XCTAssertEqual(service.idleTimeout, 5)
+        XCTAssertThrowsError(try service.applyOperationalSettings(from: ["HEADER_READ_TIMEOUT": "0"]))
+        XCTAssertThrowsError(try service.applyOperationalSettings(from: ["MAX_CONNECTIONS": "-1"]))
+
         XCTAssertFalse(try RateLimitConfiguration(environment: ["RATE_LIMIT_ENABLED": "0"]).enabled)
         XCTAssertThrowsError(try RateLimitConfiguration(environment: ["RATE_LIMIT_ENABLED": "maybe"]))
         XCTAssertThrowsError(try RateLimitConfiguration(environment: ["RATE_LIMIT_MEMBERSHIP": "fast"]))

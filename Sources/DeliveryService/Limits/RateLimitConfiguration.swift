@@ -18,9 +18,10 @@ public struct RateLimitConfiguration: Sendable {
     }
 
     /// Reads RATE_LIMIT_ENABLED, RATE_LIMIT_IP, RATE_LIMIT_SEND/READ/KEY_PACKAGES/MEMBERSHIP
-    /// (`rate,burst` or `off`) and TRUSTED_PROXIES.
-    public init(environment env: [String: String]) throws(ConfigurationError) {
-        self.init()
+    /// (`rate,burst` or `off`) and TRUSTED_PROXIES; what is absent keeps its value in `base`.
+    public init(environment env: [String: String], base: RateLimitConfiguration = RateLimitConfiguration())
+        throws(ConfigurationError) {
+        self = base
         if let value = env["RATE_LIMIT_ENABLED"], !value.isEmpty {
             switch value.lowercased() {
             case "1", "true", "yes", "on": enabled = true
@@ -28,18 +29,16 @@ public struct RateLimitConfiguration: Sendable {
             default: throw .invalid(variable: "RATE_LIMIT_ENABLED", value: value)
             }
         }
-        func rule(_ variable: String, default fallback: RateLimitRule) throws(ConfigurationError) -> RateLimitRule? {
-            guard let value = env[variable], !value.isEmpty else { return fallback }
+        func rule(_ variable: String, current: RateLimitRule?) throws(ConfigurationError) -> RateLimitRule? {
+            guard let value = env[variable], !value.isEmpty else { return current }
             if value.lowercased() == "off" { return nil }
             guard let rule = RateLimitRule(parsing: value) else { throw .invalid(variable: variable, value: value) }
             return rule
         }
-        perIP = try rule("RATE_LIMIT_IP", default: Self.defaultIPRule)
-        var perDID: [RateLimitClass: RateLimitRule] = [:]
+        perIP = try rule("RATE_LIMIT_IP", current: perIP)
         for kind in RateLimitClass.allCases {
-            perDID[kind] = try rule(kind.variable, default: kind.defaultRule)
+            perDID[kind] = try rule(kind.variable, current: perDID[kind])
         }
-        self.perDID = perDID
         if let value = env["TRUSTED_PROXIES"] {
             do {
                 trustedProxies = try TrustedProxies(parsing: value)

@@ -67,7 +67,7 @@ public struct ServiceConfiguration: Sendable {
     /// in code can set these through its environment too.
     public mutating func applyOperationalSettings(from env: [String: String]) throws(ConfigurationError) {
         do {
-            rateLimits = try RateLimitConfiguration(environment: env)
+            rateLimits = try RateLimitConfiguration(environment: env, base: rateLimits)
         } catch {
             guard case .invalid(let variable, let value) = error else { throw .invalid("RATE_LIMIT", "") }
             throw .invalid(variable, value)
