@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|http|jwt ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh [mls|http|jwt|json ...]    build and run the named targets (default: all)
 #   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
 # -sanitize=fuzzer. Crashes are written to fuzz-out/crashes/<target>/.
@@ -64,6 +64,22 @@ build_jwt() {
     -o "$out/fuzz-jwt" "${link_flags[@]}" -lATProto -lStore -lHTTP -lPrimitives
 }
 
+build_json() {
+  echo "== building Primitives, MLS, HTTP, ATProto, Store, DeliveryStore"
+  local module
+  for module in Primitives MLS HTTP ATProto Store DeliveryStore; do
+    mapfile -t sources < <(swift_sources "Sources/$module")
+    build_module "$module" -- "${sources[@]}"
+  done
+  # The entry point decodes the methods' internal input types, so it is compiled into the
+  # DeliveryService module itself.
+  echo "== building fuzz-json (DeliveryService sources + entry point, instrumented)"
+  mapfile -t service < <(swift_sources Sources/DeliveryService)
+  swiftc -O -parse-as-library -sanitize=fuzzer -module-name DeliveryService -I "$out" "${c_flags[@]}" \
+    "${service[@]}" Tests/Fuzz/FuzzJSONRequest.swift -o "$out/fuzz-json" \
+    "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lHTTP -lMLS -lPrimitives
+}
+
 # run_target NAME: new inputs go to $out/corpus/NAME; the committed seeds are read, not written.
 run_target() {
   local name=$1
@@ -96,7 +112,7 @@ PY
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls http jwt)
+[ ${#targets[@]} -eq 0 ] && targets=(mls http jwt json)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
@@ -105,6 +121,7 @@ for target in "${targets[@]}"; do
     mls) build_mls && run_target mls || status=1 ;;
     http) build_http && run_target http || status=1 ;;
     jwt) build_jwt && run_target jwt || status=1 ;;
+    json) build_json && run_target json || status=1 ;;
     *) echo "unknown fuzz target $target" >&2; exit 2 ;;
   esac
 done

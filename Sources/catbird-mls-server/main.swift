@@ -1,5 +1,6 @@
 import DeliveryService
 import Foundation
+import Synchronization
 
 // Configuration comes from the environment only (README, "Configuration").
 let configuration: ServiceConfiguration
@@ -13,23 +14,45 @@ do {
 let app: DeliveryServiceApp
 do {
     app = try DeliveryServiceApp(configuration: configuration)
-    try app.start()
 } catch {
     FileHandle.standardError.write(Data("catbird-mls-server: cannot start: \(error)\n".utf8))
     exit(1)
 }
 
-// SIGTERM / SIGINT: graceful shutdown, then exit.
-signal(SIGTERM, SIG_IGN)
-signal(SIGINT, SIG_IGN)
+// SIGTERM / SIGINT: stop accepting, let in-flight requests finish within SHUTDOWN_GRACE_PERIOD,
+// stop the background jobs, close the database, exit 0. A second signal during that exits at once (1).
+// SIGHUP: reserved for reloading the TLS certificate once the server terminates TLS itself.
+for number in [SIGTERM, SIGINT, SIGHUP] { signal(number, SIG_IGN) }
+let shuttingDown = Atomic<Bool>(false)
 let signalQueue = DispatchQueue(label: "signals")
-let sources = [SIGTERM, SIGINT].map { number in
+let sources = [SIGTERM, SIGINT, SIGHUP].map { number in
     let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
     source.setEventHandler {
-        app.shutdown()
-        exit(0)
+        if number == SIGHUP {
+            // TLS reload hook: call the HTTP server's certificate reload here when TLS is configured.
+            app.log.info("SIGHUP received; nothing to reload")
+            return
+        }
+        guard !shuttingDown.exchange(true, ordering: .relaxed) else {
+            app.log.warning("second signal during shutdown, exiting now")
+            exit(1)
+        }
+        app.log.info("signal received", ["signal": number == SIGTERM ? "SIGTERM" : "SIGINT"])
+        // On a thread of its own, so that a second signal is still handled while this waits.
+        Thread.detachNewThread {
+            app.shutdown()
+            exit(0)
+        }
     }
     source.resume()
     return source
+}
+
+// Only now, with every handler in place, does the port open (and "listening" get logged).
+do {
+    try app.start()
+} catch {
+    FileHandle.standardError.write(Data("catbird-mls-server: cannot start: \(error)\n".utf8))
+    exit(1)
 }
 withExtendedLifetime(sources) { dispatchMain() }

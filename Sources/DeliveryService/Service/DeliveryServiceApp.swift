@@ -10,11 +10,15 @@ public final class DeliveryServiceApp: Sendable {
     public let configuration: ServiceConfiguration
     public let database: Database
     public let log: Log
+    public let metrics: ServiceMetrics
+    public let rateLimits: RateLimits
     private let server: HTTPServer
     private let monitor: HealthMonitor
     private let maintenance: MaintenanceJob
 
-    public init(configuration: ServiceConfiguration) throws {
+    public init(configuration base: ServiceConfiguration) throws {
+        var configuration = base
+        try configuration.applyOperationalSettings(from: base.environment)
         self.configuration = configuration
         log = Log(minimum: configuration.logLevel)
         guard !configuration.databaseURL.isEmpty else {
@@ -33,21 +37,37 @@ public final class DeliveryServiceApp: Sendable {
                                            replayStore: replayStore)
         let store = DeliveryStore(database: database)
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
+        let methods = DeliveryServiceMethods.all(MethodEnvironment(store: store, log: log, limits: configuration.limits))
+        let metrics = ServiceMetrics(nsids: methods.map(\.nsid))
+        let rateLimits = RateLimits(configuration: configuration.rateLimits)
+        self.metrics = metrics
+        self.rateLimits = rateLimits
         let router = XRPCRouter(
-            methods: DeliveryServiceMethods.all(MethodEnvironment(store: store, log: log,
-                                                                 limits: configuration.limits)),
+            methods: methods,
             plainRoutes: [
                 "/xrpc/_health": PlainRoutes.health(monitor),
+                "/metrics": PlainRoutes.metrics(metrics, token: configuration.metricsToken),
                 "/.well-known/did.json": PlainRoutes.didDocument(serviceDID: configuration.serviceDID,
                                                                   endpoint: configuration.serviceEndpoint),
             ],
             authenticate: { header, nsid throws(AuthError) in try verifier.verify(authorization: header, lexiconMethod: nsid) },
-            log: log)
+            log: log, rateLimits: rateLimits, metrics: metrics)
         var httpConfiguration = HTTPServerConfiguration()
         httpConfiguration.host = configuration.host
         httpConfiguration.port = configuration.port
         httpConfiguration.workerThreads = configuration.workerThreads
-        server = HTTPServer(configuration: httpConfiguration, responder: router)
+        httpConfiguration.headerReadTimeout = configuration.headerReadTimeout
+        httpConfiguration.bodyReadTimeout = configuration.bodyReadTimeout
+        httpConfiguration.idleTimeout = configuration.idleTimeout
+        httpConfiguration.maxConnections = configuration.maxConnections
+        httpConfiguration.shutdownGracePeriod = configuration.shutdownGracePeriod
+        let server = HTTPServer(configuration: httpConfiguration, responder: router)
+        self.server = server
+        let database = self.database
+        metrics.setGauges(ServiceMetrics.Gauges(
+            httpConnections: { server.connectionCount },
+            databasePool: { database.poolStats },
+            rateLimitKeys: { rateLimits.keyCount }))
     }
 
     public func start() throws {
@@ -60,8 +80,13 @@ public final class DeliveryServiceApp: Sendable {
     /// The bound port (the configured one, or the ephemeral one for port 0).
     public var port: Int { server.port }
 
-    /// Stops accepting, finishes in-flight requests, then releases the database.
+    /// Open HTTP connections.
+    public var connectionCount: Int { server.connectionCount }
+
+    /// Stops accepting, lets in-flight requests finish within `SHUTDOWN_GRACE_PERIOD`, stops the
+    /// background jobs, then releases the database. Safe to call more than once.
     public func shutdown() {
+        log.info("shutting down", ["grace_s": String(configuration.shutdownGracePeriod)])
         server.shutdown()
         monitor.stop()
         maintenance.stop()

@@ -27,9 +27,19 @@ public struct Log: Sendable {
     public func isEnabled(_ level: Level) -> Bool { level >= minimum }
 
     public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, String> = [:]) {
+        log(level, message, fields: fields.map { ($0.key, $0.value) })
+    }
+
+    public func log(_ level: Level, _ message: String, fields: [(String, String)]) {
         guard level >= minimum else { return }
+        let data = Data(Self.line(level: level, message: message, fields: fields, date: Date()))
+        Self.output.withLock { _ in FileHandle.standardError.write(data) }
+    }
+
+    /// One JSON object and a line feed; keys and values are JSON-escaped, so no field can break the line.
+    static func line(level: Level, message: String, fields: [(String, String)], date: Date) -> [UInt8] {
         var line: [UInt8] = Array("{\"ts\":".utf8)
-        JSONText.appendString(Timestamp.rfc3339(Date()), to: &line)
+        JSONText.appendString(Timestamp.rfc3339(date), to: &line)
         line.append(contentsOf: Array(",\"level\":".utf8))
         JSONText.appendString(level.name, to: &line)
         line.append(contentsOf: Array(",\"msg\":".utf8))
@@ -41,8 +51,7 @@ public struct Log: Sendable {
             JSONText.appendString(value, to: &line)
         }
         line.append(contentsOf: Array("}\n".utf8))
-        let data = Data(line)
-        Self.output.withLock { _ in FileHandle.standardError.write(data) }
+        return line
     }
 
     public func debug(_ message: String, _ fields: KeyValuePairs<String, String> = [:]) { log(.debug, message, fields) }

@@ -10,6 +10,9 @@ final class MaintenanceJob: Sendable {
     private let replayStore: PostgresReplayStore
     private let log: Log
     private let stopped = Atomic<Bool>(false)
+    private let running = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let wake = DispatchSemaphore(value: 0)
 
     init(store: DeliveryStore, replayStore: PostgresReplayStore, log: Log) {
         self.store = store
@@ -18,21 +21,29 @@ final class MaintenanceJob: Sendable {
     }
 
     func start(interval: Double = 60) {
+        running.store(true, ordering: .relaxed)
         let thread = Thread { [self] in
+            defer { finished.signal() }
             var next = Date()
             while !stopped.load(ordering: .relaxed) {
                 if Date() >= next {
                     runOnce()
                     next = Date().addingTimeInterval(interval)
                 }
-                Thread.sleep(forTimeInterval: 0.5)
+                _ = wake.wait(timeout: .now() + 0.5)
             }
         }
         thread.name = "maintenance"
         thread.start()
     }
 
-    func stop() { stopped.store(true, ordering: .relaxed) }
+    /// Stops the loop and waits (up to `timeout` seconds) for a pass in progress, so that the
+    /// database can be closed under it without a spurious failure.
+    func stop(timeout: Double = 10) {
+        stopped.store(true, ordering: .relaxed)
+        wake.signal()
+        if running.exchange(false, ordering: .relaxed) { _ = finished.wait(timeout: .now() + timeout) }
+    }
 
     /// One pass; failures are logged and retried on the next pass.
     func runOnce() {

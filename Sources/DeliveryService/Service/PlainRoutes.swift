@@ -1,6 +1,6 @@
 import HTTP
 
-/// The routes outside XRPC's method table: `_health` and the service's did:web document.
+/// The routes outside XRPC's method table: `_health`, `/metrics` and the service's did:web document.
 enum PlainRoutes {
     static let version = "0.1.0"
 
@@ -30,6 +30,29 @@ enum PlainRoutes {
             var headers = HTTPHeaders()
             headers.add("Content-Type", "application/json")
             return HTTPResponse(status: 200, headers: headers, body: document)
+        }
+    }
+
+    /// `GET /metrics`: Prometheus text. With a token configured, only `Authorization: Bearer <token>`
+    /// is answered; the comparison takes the same time wherever the first difference is.
+    static func metrics(_ metrics: ServiceMetrics, token: String?) -> @Sendable (HTTPRequest) -> HTTPResponse {
+        let expected = token.map { Array(("Bearer " + $0).utf8) }
+        return { request in
+            if let expected {
+                let given = Array((request.headers["Authorization"] ?? "").utf8)
+                var difference = given.count == expected.count ? 0 : 1
+                for index in 0..<expected.count { difference |= Int(expected[index] ^ (index < given.count ? given[index] : 0)) }
+                guard difference == 0 else {
+                    return XRPCError(401, "AuthenticationRequired", "metrics need the bearer token",
+                                     headers: [("WWW-Authenticate", "Bearer")]).response
+                }
+            }
+            guard request.method == .get || request.method == .head else {
+                return XRPCError(405, "InvalidRequest", "/metrics takes GET").response
+            }
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+            return HTTPResponse(status: 200, headers: headers, body: Array(metrics.render().utf8))
         }
     }
 }

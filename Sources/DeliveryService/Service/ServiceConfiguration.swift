@@ -12,11 +12,21 @@ public struct ServiceConfiguration: Sendable {
     public var logLevel = Log.Level.info
     public var workerThreads = 32
     public var limits = ServiceLimits()
+    public var rateLimits = RateLimitConfiguration()
+    /// `METRICS_TOKEN`: when set, `/metrics` wants `Authorization: Bearer <token>`.
+    public var metricsToken: String?
+    /// Slowloris defence and connection limits of the HTTP server, in seconds and connections.
+    public var headerReadTimeout = 10.0
+    public var bodyReadTimeout = 30.0
+    public var idleTimeout = 60.0
+    public var maxConnections = 4096
+    /// How long a SIGTERM lets in-flight requests finish.
+    public var shutdownGracePeriod = 10.0
     public var environment: [String: String] = [:]
 
     public init() {}
 
-    public enum ConfigurationError: Error, CustomStringConvertible {
+    public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case invalid(String, String)
         public var description: String {
             switch self { case .invalid(let name, let value): return "invalid \(name)=\(value)" }
@@ -48,6 +58,33 @@ public struct ServiceConfiguration: Sendable {
             guard let value = Log.Level(name: level) else { throw ConfigurationError.invalid("LOG_LEVEL", level) }
             config.logLevel = value
         }
+        try config.applyOperationalSettings(from: env)
         return config
+    }
+
+    /// Rate limits, metrics token and HTTP timeouts from `env`; a variable that is absent keeps the
+    /// current value. `DeliveryServiceApp` applies `environment` once more, so a configuration built
+    /// in code can set these through its environment too.
+    public mutating func applyOperationalSettings(from env: [String: String]) throws(ConfigurationError) {
+        do {
+            rateLimits = try RateLimitConfiguration(environment: env, base: rateLimits)
+        } catch {
+            guard case .invalid(let variable, let value) = error else { throw .invalid("RATE_LIMIT", "") }
+            throw .invalid(variable, value)
+        }
+        if let token = env["METRICS_TOKEN"], !token.isEmpty { metricsToken = token }
+        func seconds(_ name: String) throws(ConfigurationError) -> Double? {
+            guard let text = env[name], !text.isEmpty else { return nil }
+            guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else { throw .invalid(name, text) }
+            return value
+        }
+        if let value = try seconds("HEADER_READ_TIMEOUT") { headerReadTimeout = value }
+        if let value = try seconds("BODY_READ_TIMEOUT") { bodyReadTimeout = value }
+        if let value = try seconds("IDLE_TIMEOUT") { idleTimeout = value }
+        if let value = try seconds("SHUTDOWN_GRACE_PERIOD") { shutdownGracePeriod = value }
+        if let text = env["MAX_CONNECTIONS"], !text.isEmpty {
+            guard let value = Int(text), value > 0 else { throw .invalid("MAX_CONNECTIONS", text) }
+            maxConnections = value
+        }
     }
 }

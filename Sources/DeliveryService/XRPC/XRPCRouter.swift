@@ -5,30 +5,45 @@ import HTTP
 import Store
 import Synchronization
 
-/// The XRPC layer as an HTTP responder: routes `/xrpc/<nsid>` by NSID, checks the HTTP verb, runs
-/// service auth, calls the method and turns thrown errors into XRPC error responses.
-/// Request path: socket → HTTP parser → here (NSID) → auth → handler → Store → response writer.
+/// The XRPC layer as an HTTP responder: routes `/xrpc/<nsid>` by NSID, checks the HTTP verb, applies
+/// the per-IP rate limit, runs service auth, applies the per-DID limit, calls the method and turns
+/// thrown errors into XRPC error responses; counts and logs every request.
+/// Request path: socket → HTTP parser → here (NSID) → IP limit → auth → DID limit → handler → Store → response writer.
 public final class XRPCRouter: HTTPResponder {
     private let methods: [String: XRPCMethod]
+    private let limitClasses: [String: RateLimitClass]
     private let plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse]
     private let authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?
     private let log: Log
+    private let rateLimits: RateLimits?
+    private let metrics: ServiceMetrics?
     private let requestCounter = Atomic<UInt64>(0)
     private let requestIDPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 
+    /// Methods whose success applies a commit (one epoch each); their 4xx answers are commit rejections.
+    static let commitMethods: Set<String> = [
+        "blue.catbird.mls.addMembers", "blue.catbird.mls.removeMember", "blue.catbird.mls.commitGroupChange",
+        "blue.catbird.mls.processExternalCommit",
+    ]
+
     /// - Parameter authenticate: verifies `Authorization` for the NSID; nil refuses every
     ///   authenticated method (used by tests of the routing layer only).
+    /// - Parameter rateLimits: nil serves without limits.
     public init(methods: [XRPCMethod], plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse] = [:],
-                authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?, log: Log) {
+                authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?, log: Log,
+                rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil) {
         var table: [String: XRPCMethod] = [:]
         for method in methods {
             precondition(table[method.nsid] == nil, "duplicate XRPC method \(method.nsid)")
             table[method.nsid] = method
         }
         self.methods = table
+        limitClasses = table.mapValues { RateLimitClass(nsid: $0.nsid) }
         self.plainRoutes = plainRoutes
         self.authenticate = authenticate
         self.log = log
+        self.rateLimits = rateLimits
+        self.metrics = metrics
     }
 
     public var nsids: [String] { methods.keys.sorted() }
@@ -47,51 +62,95 @@ public final class XRPCRouter: HTTPResponder {
         return false
     }
 
+    /// A response and the XRPC error name it carries, if any, for metrics and the request log.
+    private struct Outcome {
+        var response: HTTPResponse
+        var errorName: String? = nil
+        var caller: DID? = nil
+
+        init(_ response: HTTPResponse) { self.response = response }
+        init(_ error: XRPCError, caller: DID? = nil) {
+            response = error.response
+            errorName = error.name
+            self.caller = caller
+        }
+    }
+
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         if let route = plainRoutes[request.path] { return route(request) }
-        let requestID = requestIDPrefix + "-" + String(requestCounter.add(1, ordering: .relaxed).newValue, radix: 36)
         guard request.path.hasPrefix("/xrpc/") else {
             return XRPCError(404, "NotFound", "no route \(request.path)").response
         }
+        let requestID = requestIDPrefix + "-" + String(requestCounter.add(1, ordering: .relaxed).newValue, radix: 36)
         let nsid = String(request.path.dropFirst(6))
-        guard let method = methods[nsid] else { return XRPCError.methodNotImplemented(nsid).response }
         let start = DispatchTime.now().uptimeNanoseconds
-        let response = run(method, request: request, requestID: requestID)
-        if log.isEnabled(.info) && method.mayBlock {
-            let micros = (DispatchTime.now().uptimeNanoseconds - start) / 1000
-            log.info("request", ["id": requestID, "method": nsid, "status": String(response.status),
-                                 "duration_us": String(micros)])
+        let outcome: Outcome
+        // Before the method lookup, auth or any decoding: a flood from one address costs a hash lookup.
+        if let rateLimits, case .limited(let retryAfter) = rateLimits.checkIP(rateLimits.clientAddress(
+            peer: request.remoteAddress, forwardedFor: request.headers.values(for: "X-Forwarded-For"))) {
+            metrics?.recordRateLimited(scope: "ip")
+            outcome = Outcome(.rateLimited(retryAfter: retryAfter))
+        } else if let method = methods[nsid] {
+            outcome = run(method, request: request, requestID: requestID)
+        } else {
+            outcome = Outcome(.methodNotImplemented(nsid))
         }
-        return response
+        let elapsed = DispatchTime.now().uptimeNanoseconds &- start
+        let status = outcome.response.status
+        if let metrics {
+            metrics.recordRequest(nsid: nsid, status: status, nanoseconds: elapsed)
+            if Self.commitMethods.contains(nsid) {
+                if status == 200 {
+                    metrics.epochsAdvanced.increment()
+                } else if (400..<500).contains(status), status != 401, status != 429, let name = outcome.errorName {
+                    metrics.commitRejections.increment(name)
+                }
+            }
+        }
+        if methods[nsid] != nil {
+            RequestLogEntry(requestID: requestID, nsid: nsid, status: status, errorName: outcome.errorName,
+                            durationMicros: elapsed / 1000, caller: outcome.caller?.rawValue).write(to: log)
+        }
+        return outcome.response
     }
 
-    private func run(_ method: XRPCMethod, request: HTTPRequest, requestID: String) -> HTTPResponse {
+    private func run(_ method: XRPCMethod, request: HTTPRequest, requestID: String) -> Outcome {
         let expected: HTTPMethod = method.kind == .query ? .get : .post
         guard request.method == expected || (expected == .get && request.method == .head) else {
-            return XRPCError(405, "InvalidRequest", "\(method.nsid) takes \(expected.rawValue)").response
+            return Outcome(XRPCError(405, "InvalidRequest", "\(method.nsid) takes \(expected.rawValue)"))
         }
+        var caller: DID?
         do {
-            var caller: DID?
             if method.auth == .required {
                 guard let authenticate else { throw XRPCError(401, "AuthenticationRequired", "authentication required") }
                 caller = try authenticate(request.headers["Authorization"], method.nsid)
-                if log.isEnabled(.debug), let caller { log.debug("caller", ["id": requestID, "did": caller.rawValue]) }
+            }
+            if let rateLimits, let caller, let kind = limitClasses[method.nsid],
+               case .limited(let retryAfter) = rateLimits.checkDID(caller.rawValue, class: kind) {
+                metrics?.recordRateLimited(scope: kind.rawValue)
+                throw XRPCError.rateLimited(retryAfter: retryAfter)
             }
             let context = XRPCContext(request: request, nsid: method.nsid, requestID: requestID, caller: caller)
-            return try Self.response(for: method.handler(context))
+            var outcome = Outcome(try Self.response(for: method.handler(context)))
+            outcome.caller = caller
+            return outcome
         } catch let error as XRPCError {
-            return error.response
+            if error.status == 401 { metrics?.authFailures.increment(error.name) }
+            return Outcome(error, caller: caller)
         } catch let error as AuthError {
-            return XRPCError(401, error.name, error.message, headers: [("WWW-Authenticate", "Bearer")]).response
+            metrics?.authFailures.increment(error.name)
+            var headers = [("WWW-Authenticate", "Bearer")]
+            if error.status == 503 { headers = [("Retry-After", "1")] }
+            return Outcome(XRPCError(error.status, error.name, error.message, headers: headers))
         } catch let error as StoreError {
-            return storeFailure(error, requestID: requestID, nsid: method.nsid).response
+            return Outcome(storeFailure(error, requestID: requestID, nsid: method.nsid), caller: caller)
         } catch let error as DeliveryStoreError {
-            if let xrpc = error.xrpcError { return xrpc.response }
-            guard case .database(let storeError) = error else { return XRPCError.internalError.response }
-            return storeFailure(storeError, requestID: requestID, nsid: method.nsid).response
+            if let xrpc = error.xrpcError { return Outcome(xrpc, caller: caller) }
+            guard case .database(let storeError) = error else { return Outcome(.internalError, caller: caller) }
+            return Outcome(storeFailure(storeError, requestID: requestID, nsid: method.nsid), caller: caller)
         } catch {
             log.error("unhandled error", ["id": requestID, "method": method.nsid, "error": String(describing: type(of: error))])
-            return XRPCError.internalError.response
+            return Outcome(.internalError, caller: caller)
         }
     }
 
@@ -101,7 +160,9 @@ public final class XRPCRouter: HTTPResponder {
             log.warning("database unavailable", ["id": requestID, "method": nsid])
             return .unavailable
         default:
-            log.error("database error", ["id": requestID, "method": nsid, "error": "\(error)"])
+            // A server message can quote an offending value; the SQLSTATE alone says what failed.
+            let detail = if case .queryFailed(let state, _) = error { "SQL error \(state)" } else { "\(error)" }
+            log.error("database error", ["id": requestID, "method": nsid, "error": detail])
             return .internalError
         }
     }

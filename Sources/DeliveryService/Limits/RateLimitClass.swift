@@ -1,0 +1,45 @@
+/// The groups of methods that share a per-DID budget: a flood of reads must not starve sends, and
+/// membership changes (each a commit validation) are dearer than reads.
+public enum RateLimitClass: String, Sendable, CaseIterable {
+    case send
+    case read
+    case keyPackages
+    case membership
+
+    /// The environment variable holding this class's per-DID rule.
+    public var variable: String {
+        switch self {
+        case .send: "RATE_LIMIT_SEND"
+        case .read: "RATE_LIMIT_READ"
+        case .keyPackages: "RATE_LIMIT_KEY_PACKAGES"
+        case .membership: "RATE_LIMIT_MEMBERSHIP"
+        }
+    }
+
+    /// Chosen so that a normal client never meets them.
+    public var defaultRule: RateLimitRule {
+        switch self {
+        case .send: RateLimitRule(ratePerSecond: 20, burst: 100)
+        case .read: RateLimitRule(ratePerSecond: 50, burst: 300)
+        case .keyPackages: RateLimitRule(ratePerSecond: 5, burst: 50)
+        case .membership: RateLimitRule(ratePerSecond: 5, burst: 50)
+        }
+    }
+
+    /// The class of a blue.catbird.mls method; every other method counts as a read.
+    public init(nsid: String) {
+        let prefix = "blue.catbird.mls."
+        let name = nsid.hasPrefix(prefix) ? String(nsid.dropFirst(prefix.count)) : nsid
+        switch name {
+        case "sendMessage":
+            self = .send
+        case "publishKeyPackage", "publishKeyPackages", "getKeyPackages":
+            self = .keyPackages
+        case "createConvo", "addMembers", "removeMember", "commitGroupChange", "leaveConvo",
+             "processExternalCommit", "updateGroupInfo":
+            self = .membership
+        default:
+            self = .read
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Dispatch
+
+/// The service's limiters: one keyed by client IP (before auth), one per method class keyed by DID.
+public final class RateLimits: Sendable {
+    public let configuration: RateLimitConfiguration
+    private let ipLimiter: RateLimiter?
+    private let didLimiters: [RateLimitClass: RateLimiter]
+    private let clock: @Sendable () -> UInt64
+
+    /// - Parameter clock: monotonic nanoseconds; tests pass their own.
+    public init(configuration: RateLimitConfiguration,
+                clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
+        self.configuration = configuration
+        self.clock = clock
+        let enabled = configuration.enabled
+        ipLimiter = enabled ? configuration.perIP.map { RateLimiter(rule: $0) } : nil
+        didLimiters = enabled ? configuration.perDID.mapValues { RateLimiter(rule: $0) } : [:]
+    }
+
+    /// The address requests are limited by: the peer, or the forwarded client behind trusted proxies.
+    public func clientAddress(peer: String, forwardedFor: [String]) -> String {
+        configuration.trustedProxies.clientAddress(peer: peer, forwardedFor: forwardedFor)
+    }
+
+    public func checkIP(_ address: String) -> RateLimitDecision {
+        ipLimiter?.take(address, now: clock()) ?? .allowed
+    }
+
+    public func checkDID(_ did: String, class kind: RateLimitClass) -> RateLimitDecision {
+        didLimiters[kind]?.take(did, now: clock()) ?? .allowed
+    }
+
+    /// Buckets held in memory across every limiter.
+    public var keyCount: Int {
+        (ipLimiter?.keyCount ?? 0) + didLimiters.values.reduce(0) { $0 + $1.keyCount }
+    }
+}

@@ -1,0 +1,203 @@
+@testable import DeliveryService
+import XCTest
+
+/// Token buckets, the sharded limiter, the environment syntax, and client-IP selection behind proxies.
+final class RateLimitUnitTests: XCTestCase {
+    let second: UInt64 = 1_000_000_000
+
+    func test_bucket_allowsBurstThenRefusesWithRetryAfter() {
+        let limiter = RateLimiter(rule: RateLimitRule(ratePerSecond: 2, burst: 3))
+        for _ in 0..<3 { XCTAssertEqual(limiter.take("a", now: 10 * second), .allowed) }
+        XCTAssertEqual(limiter.take("a", now: 10 * second), .limited(retryAfter: 1))
+        // Half a second refills one token at 2/s.
+        XCTAssertEqual(limiter.take("a", now: 10 * second + second / 2), .allowed)
+        XCTAssertEqual(limiter.take("a", now: 10 * second + second / 2), .limited(retryAfter: 1))
+        // Another key has its own bucket.
+        XCTAssertEqual(limiter.take("b", now: 10 * second), .allowed)
+    }
+
+    func test_retryAfter_isWholeSecondsRoundedUp() {
+        let limiter = RateLimiter(rule: RateLimitRule(ratePerSecond: 0.1, burst: 1))
+        XCTAssertEqual(limiter.take("a", now: 0), .allowed)
+        XCTAssertEqual(limiter.take("a", now: 0), .limited(retryAfter: 10))
+        XCTAssertEqual(limiter.take("a", now: 7 * second), .limited(retryAfter: 3))
+        XCTAssertEqual(limiter.take("a", now: 10 * second), .allowed)
+    }
+
+    func test_refillNeverExceedsBurst() {
+        let limiter = RateLimiter(rule: RateLimitRule(ratePerSecond: 100, burst: 2))
+        XCTAssertEqual(limiter.take("a", now: 0), .allowed)
+        // An hour idle is still only two tokens.
+        let later = 3600 * second
+        XCTAssertEqual(limiter.take("a", now: later), .allowed)
+        XCTAssertEqual(limiter.take("a", now: later), .allowed)
+        XCTAssertEqual(limiter.take("a", now: later), .limited(retryAfter: 1))
+    }
+
+    func test_idleKeysAreSweptAndSweepingChangesNoDecision() {
+        let limiter = RateLimiter(rule: RateLimitRule(ratePerSecond: 1, burst: 2), shardCount: 4)
+        for index in 0..<100 { _ = limiter.take("key\(index)", now: 0) }
+        _ = limiter.take("busy", now: 0)
+        _ = limiter.take("busy", now: 0)
+        XCTAssertEqual(limiter.keyCount, 101)
+        // At 1.5 s the one-token keys are full again (1 + 1.5 ≥ 2) but "busy" (0 + 1.5) is not.
+        limiter.sweep(now: 2 * second - 1)
+        XCTAssertEqual(limiter.keyCount, 1)
+        XCTAssertEqual(limiter.take("busy", now: 2 * second - 1), .allowed)
+        XCTAssertEqual(limiter.take("busy", now: 2 * second - 1), .limited(retryAfter: 1))
+    }
+
+    func test_memoryIsBoundedUnderAKeyFlood() {
+        let limiter = RateLimiter(rule: RateLimitRule(ratePerSecond: 1, burst: 10), shardCount: 2,
+                                  maxKeysPerShard: 50, sweepEvery: 1_000_000)
+        for index in 0..<10_000 { XCTAssertEqual(limiter.take("ip\(index)", now: 0), .allowed) }
+        XCTAssertLessThanOrEqual(limiter.keyCount, 100)
+        XCTAssertGreaterThan(limiter.keyCount, 0)
+    }
+
+    func test_periodicSweepRunsOnTheHotPath() {
+        let limiter = RateLimiter(rule: RateLimitRule(ratePerSecond: 10, burst: 1), shardCount: 1, sweepEvery: 10)
+        for index in 0..<9 { _ = limiter.take("old\(index)", now: 0) }
+        XCTAssertEqual(limiter.keyCount, 9)
+        _ = limiter.take("new", now: 60 * second)
+        XCTAssertEqual(limiter.keyCount, 1)
+    }
+
+    func test_concurrentTakesNeverGrantMoreThanTheBurst() {
+        let limiter = RateLimiter(rule: RateLimitRule(ratePerSecond: 0.001, burst: 100))
+        let granted = Counter()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<100 where limiter.take("shared", now: 0) == .allowed { granted.increment() }
+        }
+        XCTAssertEqual(granted.value, 100)
+    }
+
+    // MARK: Configuration
+
+    func test_ruleSyntax() {
+        XCTAssertEqual(RateLimitRule(parsing: "10,50"), RateLimitRule(ratePerSecond: 10, burst: 50))
+        XCTAssertEqual(RateLimitRule(parsing: " 0.5/s , 3 "), RateLimitRule(ratePerSecond: 0.5, burst: 3))
+        for bad in ["", "10", "10,", ",5", "0,5", "-1,5", "5,0", "5,0.5", "nan,5", "inf,5", "1,2,3", "a,b", "1e10,5"] {
+            XCTAssertNil(RateLimitRule(parsing: bad), bad)
+        }
+    }
+
+    func test_configurationFromEnvironment() throws {
+        let defaults = try RateLimitConfiguration(environment: [:])
+        XCTAssertTrue(defaults.enabled)
+        XCTAssertEqual(defaults.perIP, RateLimitConfiguration.defaultIPRule)
+        XCTAssertEqual(defaults.perDID[.send], RateLimitClass.send.defaultRule)
+
+        let custom = try RateLimitConfiguration(environment: [
+            "RATE_LIMIT_SEND": "1,2", "RATE_LIMIT_READ": "off", "RATE_LIMIT_IP": "3,4",
+            "TRUSTED_PROXIES": "10.0.0.0/8, ::1",
+        ])
+        XCTAssertEqual(custom.perDID[.send], RateLimitRule(ratePerSecond: 1, burst: 2))
+        XCTAssertNil(custom.perDID[.read])
+        XCTAssertEqual(custom.perIP, RateLimitRule(ratePerSecond: 3, burst: 4))
+        XCTAssertEqual(custom.trustedProxies.networks.count, 2)
+
+        // What the environment does not name keeps the value set in code.
+        var base = RateLimitConfiguration()
+        base.perDID[.send] = RateLimitRule(ratePerSecond: 7, burst: 8)
+        let merged = try RateLimitConfiguration(environment: ["RATE_LIMIT_READ": "1,1"], base: base)
+        XCTAssertEqual(merged.perDID[.send], RateLimitRule(ratePerSecond: 7, burst: 8))
+        XCTAssertEqual(merged.perDID[.read], RateLimitRule(ratePerSecond: 1, burst: 1))
+        var service = ServiceConfiguration()
+        service.rateLimits.enabled = false
+        service.headerReadTimeout = 3
+        try service.applyOperationalSettings(from: ["IDLE_TIMEOUT": "5"])
+        XCTAssertFalse(service.rateLimits.enabled)
+        XCTAssertEqual(service.headerReadTimeout, 3)
+        XCTAssertEqual(service.idleTimeout, 5)
+        XCTAssertThrowsError(try service.applyOperationalSettings(from: ["HEADER_READ_TIMEOUT": "0"]))
+        XCTAssertThrowsError(try service.applyOperationalSettings(from: ["MAX_CONNECTIONS": "-1"]))
+
+        XCTAssertFalse(try RateLimitConfiguration(environment: ["RATE_LIMIT_ENABLED": "0"]).enabled)
+        XCTAssertThrowsError(try RateLimitConfiguration(environment: ["RATE_LIMIT_ENABLED": "maybe"]))
+        XCTAssertThrowsError(try RateLimitConfiguration(environment: ["RATE_LIMIT_MEMBERSHIP": "fast"]))
+        XCTAssertThrowsError(try RateLimitConfiguration(environment: ["TRUSTED_PROXIES": "10.0.0.0/33"]))
+        XCTAssertThrowsError(try ServiceConfiguration.fromEnvironment(["RATE_LIMIT_IP": "1"])) { error in
+            XCTAssertEqual(error as? ServiceConfiguration.ConfigurationError, .invalid("RATE_LIMIT_IP", "1"))
+        }
+    }
+
+    func test_disabledLimitsAllowEverything() {
+        var configuration = RateLimitConfiguration()
+        configuration.enabled = false
+        let limits = RateLimits(configuration: configuration, clock: { 0 })
+        for _ in 0..<10_000 {
+            XCTAssertEqual(limits.checkIP("192.0.2.1"), .allowed)
+            XCTAssertEqual(limits.checkDID("did:plc:a", class: .send), .allowed)
+        }
+        XCTAssertEqual(limits.keyCount, 0)
+    }
+
+    func test_methodClasses() {
+        XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.mls.sendMessage"), .send)
+        XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.mls.getMessages"), .read)
+        XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.mls.getConvos"), .read)
+        XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.mls.publishKeyPackages"), .keyPackages)
+        XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.mls.getKeyPackages"), .keyPackages)
+        for name in ["createConvo", "addMembers", "removeMember", "commitGroupChange", "leaveConvo",
+                     "processExternalCommit", "updateGroupInfo"] {
+            XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.mls." + name), .membership, name)
+        }
+    }
+
+    // MARK: Addresses and proxies
+
+    func test_ipAddressParsing() throws {
+        XCTAssertEqual(IPAddress("192.0.2.33")?.description, "192.0.2.33")
+        XCTAssertEqual(IPAddress("192.0.2.33:8080")?.description, "192.0.2.33")
+        XCTAssertEqual(IPAddress("::1")?.bytes, [UInt8](repeating: 0, count: 15) + [1])
+        XCTAssertEqual(IPAddress("[2001:db8::1]:443"), IPAddress("2001:db8:0:0:0:0:0:1"))
+        XCTAssertEqual(IPAddress("::ffff:10.1.2.3"), IPAddress("10.1.2.3"))
+        XCTAssertEqual(IPAddress("1:2:3:4:5:6:7:8")?.description, "1:2:3:4:5:6:7:8")
+        for bad in ["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.-4", "::1::", "1:2:3:4:5:6:7:8:9",
+                    "12345::", "g::1", "[::1", "[::1]x", "unknown", "1.2.3.4:", "1.2.3.4:x", ":::", "1:2:3:4:5:6:7::8:9",
+                    String(repeating: "1", count: 10_000)] {
+            XCTAssertNil(IPAddress(bad), bad)
+        }
+    }
+
+    func test_cidrMatching() throws {
+        let net = try XCTUnwrap(IPNetwork("10.1.0.0/16"))
+        XCTAssertTrue(net.contains(try XCTUnwrap(IPAddress("10.1.255.7"))))
+        XCTAssertFalse(net.contains(try XCTUnwrap(IPAddress("10.2.0.1"))))
+        XCTAssertFalse(net.contains(try XCTUnwrap(IPAddress("::a01:1"))), "IPv4 blocks never match native IPv6")
+        let v6 = try XCTUnwrap(IPNetwork("fd00::/8"))
+        XCTAssertTrue(v6.contains(try XCTUnwrap(IPAddress("fdab::1"))))
+        XCTAssertFalse(v6.contains(try XCTUnwrap(IPAddress("fe80::1"))))
+        XCTAssertTrue(try XCTUnwrap(IPNetwork("0.0.0.0/0")).contains(try XCTUnwrap(IPAddress("8.8.8.8"))))
+        XCTAssertTrue(try XCTUnwrap(IPNetwork("127.0.0.1")).contains(try XCTUnwrap(IPAddress("127.0.0.1"))))
+        XCTAssertFalse(try XCTUnwrap(IPNetwork("127.0.0.1")).contains(try XCTUnwrap(IPAddress("127.0.0.2"))))
+        for bad in ["10.0.0.0/33", "::/129", "10.0.0.0/", "10.0.0.0/-1", "10.0.0.0/8/8", "/8", "x/8", "10.0.0.0/1a"] {
+            XCTAssertNil(IPNetwork(Substring(bad)), bad)
+        }
+        XCTAssertThrowsError(try TrustedProxies(parsing: "10.0.0.0/8,bogus"))
+        XCTAssertEqual(try TrustedProxies(parsing: " , ").networks.count, 0)
+    }
+
+    func test_clientAddress_ignoresForwardedForFromUntrustedPeers() throws {
+        let proxies = try TrustedProxies(parsing: "10.0.0.0/8")
+        XCTAssertEqual(proxies.clientAddress(peer: "198.51.100.7", forwardedFor: ["203.0.113.9"]), "198.51.100.7")
+        XCTAssertEqual(TrustedProxies().clientAddress(peer: "10.0.0.1", forwardedFor: ["203.0.113.9"]), "10.0.0.1")
+    }
+
+    func test_clientAddress_takesRightMostUntrustedBehindTrustedProxies() throws {
+        let proxies = try TrustedProxies(parsing: "10.0.0.0/8,192.168.0.0/16")
+        // The client forged "1.1.1.1"; the outer proxy saw it come from 203.0.113.9.
+        XCTAssertEqual(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["1.1.1.1, 203.0.113.9, 192.168.1.1"]),
+                       "203.0.113.9")
+        // Several header lines are one list, in order.
+        XCTAssertEqual(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["1.1.1.1", "203.0.113.9"]), "203.0.113.9")
+        // Every hop trusted: the left-most one is the best we know.
+        XCTAssertEqual(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["192.168.4.4, 10.9.9.9"]), "192.168.4.4")
+        // No header: the proxy itself.
+        XCTAssertEqual(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: []), "10.0.0.2")
+        // A malformed entry stops the walk at the trusted hop that passed it on.
+        XCTAssertEqual(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["203.0.113.9, garbage, 10.3.3.3"]), "10.3.3.3")
+        XCTAssertEqual(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["[2001:db8::7]:5000"]), "2001:db8:0:0:0:0:0:7")
+    }
+}

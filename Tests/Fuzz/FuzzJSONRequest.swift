@@ -1,0 +1,50 @@
+// libFuzzer entry point for XRPC request decoding. Compiled together with Sources/DeliveryService
+// as one module (see `make fuzz`), so it decodes the methods' real input types. The first byte picks
+// the type, the rest is the body. Decoding either throws 400 InvalidRequest or yields a value whose
+// JSON encoding decodes again to the same encoding. The body is also fed to X-Forwarded-For
+// handling, the other request text the service parses by hand.
+import Foundation
+
+private func roundTrip<T: Codable>(_ type: T.Type, _ body: [UInt8]) {
+    do {
+        let value = try XRPCJSON.decode(T.self, from: body)
+        let encoded = try! XRPCJSON.encode(value)
+        let again = try! XRPCJSON.encode(try! XRPCJSON.decode(T.self, from: encoded))
+        // Compared as parsed JSON: a dictionary-valued field may encode its keys in any order.
+        let first = try! JSONSerialization.jsonObject(with: Data(encoded)) as! NSObject
+        let second = try! JSONSerialization.jsonObject(with: Data(again)) as! NSObject
+        precondition(first.isEqual(second), "re-encoding changed the value")
+    } catch {
+        precondition(error.status == 400 && error.name == "InvalidRequest")
+    }
+}
+
+private let decoders: [([UInt8]) -> Void] = [
+    { roundTrip(SendMessage.Input.self, $0) },
+    { roundTrip(CreateConvo.Input.self, $0) },
+    { roundTrip(AddMembers.Input.self, $0) },
+    { roundTrip(CommitGroupChange.Input.self, $0) },
+    { roundTrip(RemoveMember.Input.self, $0) },
+    { roundTrip(ProcessExternalCommit.Input.self, $0) },
+    { roundTrip(LeaveConvo.Input.self, $0) },
+    { roundTrip(UpdateGroupInfo.Input.self, $0) },
+    { roundTrip(PublishKeyPackage.Input.self, $0) },
+    { roundTrip(PublishKeyPackages.Input.self, $0) },
+    { roundTrip(ConfirmWelcome.Input.self, $0) },
+]
+
+private let proxies = try! TrustedProxies(parsing: "10.0.0.0/8, fd00::/8")
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
+    guard let selector = bytes.first else { return 0 }
+    let body = Array(bytes.dropFirst())
+    decoders[Int(selector) % decoders.count](body)
+
+    let header = String(decoding: body, as: UTF8.self)
+    let client = proxies.clientAddress(peer: "10.1.2.3", forwardedFor: [header])
+    precondition(client == "10.1.2.3" || IPAddress(client) != nil)
+    if let network = IPNetwork(Substring(header)) { precondition(network.contains(network.address)) }
+    return 0
+}
