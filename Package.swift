@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
 
         // Thin safe wrappers over libsodium and OpenSSL: the only crypto code that touches C.
         .target(name: "Primitives", dependencies: ["CSodium", "COpenSSL"]),
@@ -27,7 +28,7 @@ let package = Package(
         .executableTarget(name: "mls-bench", dependencies: ["MLS", "Primitives"], path: "Benchmarks/MLSBench"),
 
         // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
-        .target(name: "HTTP", dependencies: ["COpenSSL"]),
+        .target(name: "HTTP", dependencies: ["COpenSSL", "CSystem"]),
         // DIDs, resolution, Multikey, service-auth JWTs.
         .target(name: "ATProto", dependencies: ["HTTP", "Primitives", "Store"]),
         // libpq pool, statements, transactions, migrations.

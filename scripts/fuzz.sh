@@ -12,7 +12,7 @@ seconds=${FUZZ_SECONDS:-60}
 vectors=${MLS_TEST_VECTORS:-$root/../shared/mls-test-vectors}
 mkdir -p "$out"
 
-c_flags=(-I Sources/CSodium -I Sources/COpenSSL)
+c_flags=(-I Sources/CSodium -I Sources/COpenSSL -I Sources/CSystem)
 link_flags=(-L "$out" -lsodium -lssl -lcrypto)
 
 # build_module NAME SANITIZE_FLAGS... -- SOURCES...: a static library and its .swiftmodule in $out.

@@ -1,3 +1,4 @@
+import CSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,18 +22,17 @@ struct Epoll {
     }
 
     func add(_ fd: Int32, events: UInt32, data: UInt64) throws(SocketError) {
-        let result = withUnsafeTemporaryAllocation(byteCount: 16, alignment: 8) { event in
-            event.storeBytes(of: events, toByteOffset: 0, as: UInt32.self)
-            event.storeBytes(of: data, toByteOffset: LinuxCalls.dataOffset, as: UInt64.self)
-            return LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_ADD, fd, event.baseAddress)
-        }
+        let result = LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_ADD, fd, events: events, data: data)
         guard result == 0 else { throw .makeFailed("epoll_ctl EPOLL_CTL_ADD") }
     }
 
+    /// Changes the interest set of a registered descriptor.
+    func modify(_ fd: Int32, events: UInt32, data: UInt64) {
+        _ = LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_MOD, fd, events: events, data: data)
+    }
+
     func remove(_ fd: Int32) {
-        _ = withUnsafeTemporaryAllocation(byteCount: 16, alignment: 8) { event in
-            LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_DEL, fd, event.baseAddress)
-        }
+        _ = LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_DEL, fd, events: 0, data: 0)
     }
 
     /// Waits up to `timeoutMS` (-1 = forever) and returns how many events were stored in `events`.
@@ -49,12 +49,12 @@ struct Epoll {
 /// The event array `epoll_wait` fills; owned by one I/O thread.
 final class EpollEvents {
     let capacity: Int
-    fileprivate let storage: UnsafeMutableRawBufferPointer
+    fileprivate let storage: UnsafeMutableBufferPointer<epoll_event>
 
     init(capacity: Int) {
         self.capacity = capacity
-        storage = .allocate(byteCount: capacity * LinuxCalls.eventSize, alignment: 8)
-        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        storage = .allocate(capacity: capacity)
+        storage.initialize(repeating: epoll_event())
     }
 
     deinit {
@@ -62,11 +62,7 @@ final class EpollEvents {
     }
 
     subscript(index: Int) -> (events: UInt32, data: UInt64) {
-        let offset = index * LinuxCalls.eventSize
-        return (
-            storage.loadUnaligned(fromByteOffset: offset, as: UInt32.self),
-            storage.loadUnaligned(fromByteOffset: offset + LinuxCalls.dataOffset, as: UInt64.self)
-        )
+        (storage[index].events, storage[index].data.u64)
     }
 }
 
