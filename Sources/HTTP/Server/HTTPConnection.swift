@@ -5,6 +5,8 @@
 /// while a response is computed on the worker pool, later requests stay in `pending` unparsed.
 final class HTTPConnection {
     enum Phase: Equatable {
+        /// TLS handshake in progress (only on TLS connections).
+        case handshaking
         case idle
         case readingHead
         case readingBody
@@ -20,6 +22,8 @@ final class HTTPConnection {
     static let lingerNanoseconds: UInt64 = 2_000_000_000
 
     let socket: Socket
+    /// The TLS session on a TLS listener; nil for plain HTTP.
+    let tls: TLSSession?
     let serial: UInt64
     let remoteAddress: String
     var parser: HTTPRequestParser
@@ -48,12 +52,18 @@ final class HTTPConnection {
     private var readPaused = false
     private var receivedAny = false
 
-    init(socket: Socket, serial: UInt64, remoteAddress: String, parser: HTTPRequestParser, headerDeadline: UInt64) {
+    init(socket: Socket, tls: TLSSession? = nil, serial: UInt64, remoteAddress: String, parser: HTTPRequestParser, headerDeadline: UInt64) {
         self.socket = socket
+        self.tls = tls
         self.serial = serial
         self.remoteAddress = remoteAddress
         self.parser = parser
         deadline = headerDeadline
+        if tls != nil { phase = .handshaking }
+    }
+
+    private var hasUnsentOutput: Bool {
+        !output.isEmpty || (tls?.hasUnsentCiphertext ?? false)
     }
 
     var isIdle: Bool { phase == .idle && output.isEmpty && !awaitingWorker }
@@ -69,7 +79,7 @@ final class HTTPConnection {
         if events & (Epoll.readable | Epoll.peerHangUp | Epoll.hangUp) != 0 {
             readAvailable(loop: loop)
         }
-        if !isClosed, events & Epoll.writable != 0, !output.isEmpty {
+        if !isClosed, events & Epoll.writable != 0, hasUnsentOutput {
             flush(loop: loop)
             if !isClosed, output.isEmpty { resumeInput(loop: loop) }
         }
@@ -86,12 +96,19 @@ final class HTTPConnection {
                 readPaused = true
                 return
             }
-            switch loop.receiveBuffer.read(from: socket) {
+            let result = tls.map { loop.receiveBuffer.read(from: socket, through: $0, scratch: loop.cipherBuffer) }
+                ?? loop.receiveBuffer.read(from: socket)
+            if phase == .handshaking, tls?.handshakeComplete == true {
+                phase = .readingHead
+                deadline = loop.now &+ loop.headerReadTimeout
+            }
+            switch result {
             case let .bytes(count):
                 received(count, loop: loop)
                 // A short read drained the socket and new data will raise a new edge; but after the
-                // peer's FIN (an edge already consumed) we read on to see the EOF.
-                if count < loop.receiveBuffer.capacity, !peerHungUp { return }
+                // peer's FIN (an edge already consumed) we read on to see the EOF. A TLS record is
+                // shorter than the buffer without the socket being drained.
+                if count < loop.receiveBuffer.capacity, !peerHungUp, tls == nil { return }
             case .wouldBlock:
                 return
             case .closed:
@@ -153,7 +170,8 @@ final class HTTPConnection {
 
     private func discardInput(loop: IOLoop) {
         while true {
-            switch loop.receiveBuffer.read(from: socket) {
+            // Lingering TLS connections skip decryption: the input is thrown away either way.
+            switch loop.cipherBuffer.read(from: socket) {
             case .bytes: continue
             case .wouldBlock: return
             case .closed, .failed:
@@ -266,7 +284,9 @@ final class HTTPConnection {
 
     func flush(loop: IOLoop) {
         while !output.isEmpty, !isClosed {
-            switch socket.write(output[...], firstOffset: outputOffset) {
+            let result = tls.map { $0.write(output[...], firstOffset: outputOffset, to: socket) }
+                ?? socket.write(output[...], firstOffset: outputOffset)
+            switch result {
             case var .bytes(written):
                 outputBytes -= written
                 while written > 0 {
@@ -289,6 +309,18 @@ final class HTTPConnection {
                 return
             }
         }
+        if let tls, !isClosed {
+            switch tls.flush(to: socket) {
+            case .wouldBlock:
+                if writeDeadline == 0 { writeDeadline = loop.now &+ loop.idleTimeout }
+                return
+            case .closed, .failed:
+                loop.close(self)
+                return
+            case .bytes:
+                break
+            }
+        }
         writeDeadline = 0
         if !isClosed, closeWhenFlushed, !awaitingWorker { beginLingeringClose(loop: loop) }
     }
@@ -300,6 +332,7 @@ final class HTTPConnection {
             loop.close(self)
             return
         }
+        tls?.shutdown(to: socket)
         socket.shutdownWrite()
         phase = .lingering
         deadline = loop.now &+ Self.lingerNanoseconds
@@ -310,7 +343,7 @@ final class HTTPConnection {
 
     /// Moves to the phase the parser and queues imply; a deadline starts when its phase begins.
     func settle(loop: IOLoop) {
-        guard !isClosed, phase != .lingering else { return }
+        guard !isClosed, phase != .lingering, phase != .handshaking else { return }
         if awaitingWorker {
             phase = .responding
             deadline = 0
@@ -342,7 +375,7 @@ final class HTTPConnection {
         // A response still being written is governed by the write deadline alone.
         if phase == .idle, !output.isEmpty { return }
         switch phase {
-        case .idle, .lingering, .responding:
+        case .handshaking, .idle, .lingering, .responding:
             loop.close(self)
         case .readingHead where pending.isEmpty:
             // Connected but never sent a byte of this request.
@@ -360,7 +393,7 @@ final class HTTPConnection {
 
     /// Graceful shutdown: idle connections close now, busy ones after their current response.
     func beginDraining(loop: IOLoop) {
-        if isIdle || (phase == .readingHead && pending.isEmpty && output.isEmpty) {
+        if isIdle || phase == .handshaking || (phase == .readingHead && pending.isEmpty && output.isEmpty) {
             loop.close(self)
         }
     }

@@ -53,6 +53,14 @@ public final class HTTPServer: Sendable {
     }
 
     private func launch() throws(SocketError) -> Running {
+        var tlsContext: ServerTLSContext?
+        if let tls = configuration.tls {
+            do throws(TLSError) {
+                tlsContext = try ServerTLSContext(configuration: tls)
+            } catch {
+                throw .tls(error)
+            }
+        }
         let threads = Swift.max(1, configuration.ioThreads)
         var listeners: [Socket] = []
         var handles: [IOLoopHandle] = []
@@ -93,7 +101,7 @@ public final class HTTPServer: Sendable {
             throw error
         }
 
-        let shared = ServerShared(configuration: configuration, responder: responder)
+        let shared = ServerShared(configuration: configuration, responder: responder, tlsContext: tlsContext)
         shared.workers.start()
         let loopsFinished = DispatchGroup()
         for (index, handle) in handles.enumerated() {
@@ -106,6 +114,19 @@ public final class HTTPServer: Sendable {
             thread.start()
         }
         return Running(shared: shared, handles: handles, listeners: listeners, loopsFinished: loopsFinished)
+    }
+
+    /// Reloads the certificate chain and key from the configured files (e.g. on SIGHUP). New
+    /// connections use them; open ones keep their session. On error the old context stays in use.
+    /// Does nothing when TLS is not configured or the server is not running.
+    public func reloadTLS() throws(TLSError) {
+        guard let tls = configuration.tls else { return }
+        let shared: ServerShared? = state.withLock { state in
+            if case let .running(running) = state { return running.shared }
+            return nil
+        }
+        guard let shared else { return }
+        shared.replaceTLSContext(try ServerTLSContext(configuration: tls))
     }
 
     /// Stops accepting, lets in-flight requests finish within `shutdownGracePeriod`, closes every

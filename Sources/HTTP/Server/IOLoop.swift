@@ -10,6 +10,8 @@ final class IOLoop {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
     let receiveBuffer = ReceiveBuffer(capacity: 64 * 1024)
+    /// Ciphertext on its way into a TLS session, and input discarded while lingering.
+    let cipherBuffer = ReceiveBuffer(capacity: 64 * 1024)
     let dateCache = HTTPDateCache()
     /// Monotonic time of the current loop iteration.
     private(set) var now: UInt64 = 0
@@ -18,6 +20,7 @@ final class IOLoop {
     let headerReadTimeout: UInt64
     let bodyReadTimeout: UInt64
     let idleTimeout: UInt64
+    let handshakeTimeout: UInt64
     private let sweepInterval: UInt64
 
     private let handle: IOLoopHandle
@@ -38,8 +41,9 @@ final class IOLoop {
         headerReadTimeout = MonotonicClock.nanoseconds(configuration.headerReadTimeout)
         bodyReadTimeout = MonotonicClock.nanoseconds(configuration.bodyReadTimeout)
         idleTimeout = MonotonicClock.nanoseconds(configuration.idleTimeout)
+        handshakeTimeout = MonotonicClock.nanoseconds(configuration.tls?.handshakeTimeout ?? 0)
         // Sweep for expired deadlines often enough that the shortest timeout fires within ~25% of itself.
-        let shortest: UInt64 = [headerReadTimeout, bodyReadTimeout, idleTimeout].filter { $0 > 0 }.min() ?? 1_000_000_000
+        let shortest: UInt64 = [headerReadTimeout, bodyReadTimeout, idleTimeout, handshakeTimeout].filter { $0 > 0 }.min() ?? 1_000_000_000
         sweepInterval = Swift.min(Swift.max(shortest / 4, 5_000_000), 250_000_000)
     }
 
@@ -90,16 +94,27 @@ final class IOLoop {
                 return
             }
             guard let (socket, remoteAddress) = accepted else { return }
+            let tlsContext = shared.currentTLSContext
             guard shared.reserveConnection() else {
-                socket.writeBestEffort(ServerShared.serviceUnavailable)
+                // A TLS client could not read a plaintext answer: it just sees the close.
+                if tlsContext == nil { socket.writeBestEffort(ServerShared.serviceUnavailable) }
                 socket.close()
                 continue
             }
+            var tls: TLSSession?
+            if let tlsContext {
+                guard let session = try? TLSSession(context: tlsContext) else {
+                    shared.releaseConnection()
+                    socket.close()
+                    continue
+                }
+                tls = session
+            }
             socket.setNoDelay()
             let connection = HTTPConnection(
-                socket: socket, serial: nextSerial, remoteAddress: remoteAddress,
+                socket: socket, tls: tls, serial: nextSerial, remoteAddress: remoteAddress,
                 parser: HTTPRequestParser(maxHeaderBytes: configuration.maxHeaderBytes, maxBodySize: configuration.defaultMaxBodySize),
-                headerDeadline: now &+ headerReadTimeout
+                headerDeadline: now &+ (tls == nil ? headerReadTimeout : handshakeTimeout)
             )
             nextSerial &+= 1
             let fd = Int(socket.descriptor)

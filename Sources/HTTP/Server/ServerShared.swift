@@ -7,16 +7,27 @@ final class ServerShared: Sendable {
     let responder: any HTTPResponder
     let workers: WorkerPool
     private let openConnections = Atomic<Int>(0)
+    /// The context new TLS connections use; replaced by `HTTPServer.reloadTLS()`.
+    private let tlsContext: Mutex<ServerTLSContext?>
 
     /// Sent to connections beyond `maxConnections` before they are closed.
     static let serviceUnavailable = HTTPResponseWriter.serialize(
         .error(status: 503, error: "ServiceUnavailable", message: "too many connections"), keepAlive: false
     )
 
-    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, tlsContext: ServerTLSContext?) {
         self.configuration = configuration
         self.responder = responder
+        self.tlsContext = Mutex(tlsContext)
         workers = WorkerPool(threadCount: configuration.workerThreads)
+    }
+
+    var currentTLSContext: ServerTLSContext? {
+        tlsContext.withLock { $0 }
+    }
+
+    func replaceTLSContext(_ context: ServerTLSContext) {
+        tlsContext.withLock { $0 = context }
     }
 
     /// Counts a new connection, or returns false when the limit is reached.

@@ -94,7 +94,7 @@ struct EventFD: Sendable {
 /// The per-thread buffer every socket read lands in before parsing.
 final class ReceiveBuffer {
     let capacity: Int
-    private let storage: UnsafeMutableRawBufferPointer
+    let storage: UnsafeMutableRawBufferPointer
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -107,6 +107,11 @@ final class ReceiveBuffer {
 
     func read(from socket: Socket) -> IOResult {
         socket.read(into: storage)
+    }
+
+    /// Decrypted input: ciphertext passes through `scratch` on its way into the TLS session.
+    func read(from socket: Socket, through tls: TLSSession, scratch: ReceiveBuffer) -> IOResult {
+        tls.read(from: socket, into: storage, scratch: scratch.storage)
     }
 
     func withBytes<R>(count: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

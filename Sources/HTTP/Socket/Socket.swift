@@ -133,6 +133,19 @@ struct Socket: Sendable, Hashable {
         }
     }
 
+    /// Writes from one contiguous buffer (TLS ciphertext).
+    func write(raw bytes: UnsafeRawBufferPointer) -> IOResult {
+        while true {
+            let n = Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            if n >= 0 { return .bytes(n) }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .failed(errno)
+            }
+        }
+    }
+
     /// Best-effort write of a small canned response to a socket we are about to close.
     func writeBestEffort(_ bytes: [UInt8]) {
         _ = write([bytes][...], firstOffset: 0)
