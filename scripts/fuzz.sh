@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|http ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh [mls|http|websocket ...]    build and run the named targets (default: all)
 #   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
 # -sanitize=fuzzer. Crashes are written to fuzz-out/crashes/<target>/.
@@ -53,6 +53,15 @@ build_http() {
     -o "$out/fuzz-http" "${link_flags[@]}" -lHTTP
 }
 
+build_websocket() {
+  echo "== building HTTP (instrumented)"
+  mapfile -t http < <(swift_sources Sources/HTTP)
+  build_module HTTP -sanitize=fuzzer -- "${http[@]}"
+  echo "== linking fuzz-websocket"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzWebSocketFrame.swift \
+    -o "$out/fuzz-websocket" "${link_flags[@]}" -lHTTP
+}
+
 # run_target NAME: new inputs go to $out/corpus/NAME; the committed seeds are read, not written.
 run_target() {
   local name=$1
@@ -85,7 +94,7 @@ PY
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls http)
+[ ${#targets[@]} -eq 0 ] && targets=(mls http websocket)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
@@ -93,6 +102,7 @@ for target in "${targets[@]}"; do
   case $target in
     mls) build_mls && run_target mls || status=1 ;;
     http) if build_http; then run_target http || status=1; fi ;;
+    websocket) build_websocket && run_target websocket || status=1 ;;
     *) echo "unknown fuzz target $target" >&2; exit 2 ;;
   esac
 done

@@ -106,6 +106,22 @@ final class RawClient {
         return response
     }
 
+    /// Exactly `count` bytes; throws `closedEarly` on EOF first.
+    func readExactly(_ count: Int) throws -> [UInt8] {
+        while buffer.count < count {
+            if try !fill() { throw ClientError.closedEarly }
+        }
+        let bytes = Array(buffer[0..<count])
+        buffer.removeFirst(count)
+        return bytes
+    }
+
+    /// Shrinks the kernel receive buffer so a client that stops reading pushes back quickly.
+    func setReceiveBufferSize(_ bytes: Int32) {
+        var value = bytes
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// True when the server closed the connection (EOF or reset) with nothing more to read.
     func isClosedByPeer() throws -> Bool {
         guard buffer.isEmpty else { return false }

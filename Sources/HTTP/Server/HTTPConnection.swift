@@ -12,6 +12,8 @@ final class HTTPConnection {
         case readingBody
         case responding
         case lingering
+        /// Switched to WebSocket framing; timers live in `webSocket`.
+        case webSocket
     }
 
     /// Stop reading ahead once this much unparsed input waits behind a request being answered.
@@ -28,24 +30,28 @@ final class HTTPConnection {
     let remoteAddress: String
     var parser: HTTPRequestParser
 
-    private(set) var phase: Phase = .readingHead
+    var phase: Phase = .readingHead
     /// Deadline of the current phase (monotonic ns), 0 for none.
-    private(set) var deadline: UInt64
+    var deadline: UInt64
     /// Deadline for unsent output to make progress, 0 when nothing is queued.
     private(set) var writeDeadline: UInt64 = 0
     private(set) var isClosed = false
-    private(set) var awaitingWorker = false
+    var awaitingWorker = false
 
     /// Unparsed input carried between reads (usually empty: input is parsed straight from the read buffer).
-    private var pending: [UInt8] = []
-    private var output: [[UInt8]] = []
-    private var outputOffset = 0
-    private var outputBytes = 0
+    var pending: [UInt8] = []
+    var output: [[UInt8]] = []
+    var outputOffset = 0
+    var outputBytes = 0
     private var head: HTTPRequestHead?
     private var requestKeepAlive = true
     /// Method and keep-alive of the request being answered on the worker pool.
-    private var inFlight: (method: HTTPMethod, version: HTTPVersion, keepAlive: Bool)?
-    private var closeWhenFlushed = false
+    var inFlight: (method: HTTPMethod, version: HTTPVersion, keepAlive: Bool)?
+    var closeWhenFlushed = false
+    /// Set once the connection switched protocols.
+    var webSocket: WebSocketSession?
+    /// The handshake request while the responder decides on the worker pool.
+    var upgradeRequest: HTTPRequestHead?
     private var peerClosed = false
     /// epoll reported the peer's FIN; the EOF may still be behind unread data.
     private var peerHungUp = false
@@ -126,6 +132,10 @@ final class HTTPConnection {
         receivedAny = true
         // Input after a request that ends the connection is never parsed.
         if closeWhenFlushed { return }
+        if webSocket != nil {
+            webSocketReceived(count, loop: loop)
+            return
+        }
         if pending.isEmpty, !awaitingWorker {
             let consumed = loop.receiveBuffer.withBytes(count: count) { process($0, loop: loop) }
             if !isClosed, phase != .lingering, consumed < count {
@@ -135,10 +145,18 @@ final class HTTPConnection {
             loop.receiveBuffer.withBytes(count: count) { pending.append(contentsOf: $0) }
             processPending(loop: loop)
         }
-        settle(loop: loop)
+        if webSocket != nil {
+            processWebSocketPending(loop: loop)
+        } else {
+            settle(loop: loop)
+        }
     }
 
-    private func processPending(loop: IOLoop) {
+    func processPending(loop: IOLoop) {
+        if webSocket != nil {
+            processWebSocketPending(loop: loop)
+            return
+        }
         guard !pending.isEmpty, !awaitingWorker else { return }
         let consumed = pending.withUnsafeBytes { process($0, loop: loop) }
         if isClosed || phase == .lingering {
@@ -149,7 +167,7 @@ final class HTTPConnection {
     }
 
     /// Resumes parsing held-back input after a response went out.
-    private func resumeInput(loop: IOLoop) {
+    func resumeInput(loop: IOLoop) {
         guard !awaitingWorker, !closeWhenFlushed, outputBytes < Self.outputHighWater else { return }
         processPending(loop: loop)
         if readPaused, !isClosed, !awaitingWorker {
@@ -186,7 +204,7 @@ final class HTTPConnection {
     /// Parses and answers as many complete requests as `bytes` holds; returns the bytes consumed.
     private func process(_ bytes: UnsafeRawBufferPointer, loop: IOLoop) -> Int {
         var offset = 0
-        while !isClosed, !awaitingWorker, !closeWhenFlushed, outputBytes < Self.outputHighWater {
+        while !isClosed, !awaitingWorker, !closeWhenFlushed, webSocket == nil, outputBytes < Self.outputHighWater {
             let step: (consumed: Int, event: HTTPRequestParser.Event?)
             do {
                 step = try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
@@ -235,6 +253,10 @@ final class HTTPConnection {
         // Leaving .responding later restarts the idle clock from this request.
         phase = .responding
         deadline = 0
+        if head.method == .get, WebSocketHandshake.isUpgradeRequest(head) {
+            beginUpgrade(request, keepAlive: keepAlive, loop: loop)
+            return
+        }
         if loop.responder.mayBlock(head) {
             awaitingWorker = true
             inFlight = (head.method, head.version, keepAlive)
@@ -255,7 +277,7 @@ final class HTTPConnection {
         if !isClosed { resumeInput(loop: loop) }
     }
 
-    private func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, loop: IOLoop) {
+    func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, loop: IOLoop) {
         let responderCloses = response.headers.contains { $0.name.equalsIgnoringASCIICase("connection") && $0.value.equalsIgnoringASCIICase("close") }
         let persist = keepAlive && !responderCloses
         let head = HTTPResponseWriter.head(
@@ -276,7 +298,7 @@ final class HTTPConnection {
 
     // MARK: Output
 
-    private func enqueue(_ bytes: [UInt8]) {
+    func enqueue(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         output.append(bytes)
         outputBytes += bytes.count
@@ -289,6 +311,7 @@ final class HTTPConnection {
             switch result {
             case var .bytes(written):
                 outputBytes -= written
+                webSocket?.wrote(written)
                 while written > 0 {
                     let left = output[0].count - outputOffset
                     if written >= left {
@@ -343,7 +366,7 @@ final class HTTPConnection {
 
     /// Moves to the phase the parser and queues imply; a deadline starts when its phase begins.
     func settle(loop: IOLoop) {
-        guard !isClosed, phase != .lingering, phase != .handshaking else { return }
+        guard !isClosed, phase != .lingering, phase != .handshaking, phase != .webSocket else { return }
         if awaitingWorker {
             phase = .responding
             deadline = 0
@@ -371,11 +394,15 @@ final class HTTPConnection {
             loop.close(self)
             return
         }
+        if phase == .webSocket {
+            checkWebSocketTimers(loop: loop)
+            return
+        }
         guard deadline != 0, now >= deadline else { return }
         // A response still being written is governed by the write deadline alone.
         if phase == .idle, !output.isEmpty { return }
         switch phase {
-        case .handshaking, .idle, .lingering, .responding:
+        case .handshaking, .idle, .lingering, .responding, .webSocket:
             loop.close(self)
         case .readingHead where pending.isEmpty:
             // Connected but never sent a byte of this request.
@@ -393,12 +420,17 @@ final class HTTPConnection {
 
     /// Graceful shutdown: idle connections close now, busy ones after their current response.
     func beginDraining(loop: IOLoop) {
+        if webSocket != nil {
+            startWebSocketClose(.goingAway, reason: "server shutting down", loop: loop)
+            return
+        }
         if isIdle || phase == .handshaking || (phase == .readingHead && pending.isEmpty && output.isEmpty) {
             loop.close(self)
         }
     }
 
-    func markClosed() {
+    func markClosed(loop: IOLoop) {
         isClosed = true
+        if let webSocket { webSocket.finish(loop: loop) }
     }
 }

@@ -7,11 +7,16 @@ public protocol HTTPResponder: Sendable {
     /// otherwise inline on the I/O thread.
     func mayBlock(_ head: HTTPRequestHead) -> Bool
     func respond(to request: HTTPRequest) -> HTTPResponse
+    /// Called instead of `respond(to:)` for a GET that is a valid WebSocket opening handshake
+    /// (RFC 6455 §4.2.1), on the thread `mayBlock` chooses. `.accept` switches the connection to
+    /// WebSocket; nil (the default) answers it as an ordinary request through `respond(to:)`.
+    func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade?
 }
 
 extension HTTPResponder {
     public func maxBodySize(for head: HTTPRequestHead) -> Int { -1 }
     public func mayBlock(_ head: HTTPRequestHead) -> Bool { true }
+    public func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade? { nil }
 }
 
 /// A responder built from closures; handy for tests and small tools.

@@ -41,6 +41,14 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Open WebSocket connections across all I/O threads (included in `connectionCount`).
+    public var webSocketCount: Int {
+        state.withLock { state in
+            if case let .running(running) = state { return running.shared.webSocketCount }
+            return 0
+        }
+    }
+
     /// Binds, spawns the I/O and worker threads, and returns.
     public func start() throws(SocketError) {
         let running = try state.withLock { state throws(SocketError) -> Running? in

@@ -32,6 +32,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var listenBacklog: Int
     /// TLS termination on the listener; nil serves plain HTTP.
     public var tls: HTTPServerTLSConfiguration?
+    /// Limits and timers of WebSocket connections.
+    public var webSocket: WebSocketConfiguration
     /// Open connections from one peer address; more are answered 503 and closed. 0 = no limit.
     public var maxConnectionsPerIP: Int
 
@@ -50,7 +52,8 @@ public struct HTTPServerConfiguration: Sendable {
         reusePort: Bool = false,
         listenBacklog: Int = 1024,
         tls: HTTPServerTLSConfiguration? = nil,
-        maxConnectionsPerIP: Int = 0
+        maxConnectionsPerIP: Int = 0,
+        webSocket: WebSocketConfiguration = WebSocketConfiguration()
     ) {
         self.host = host
         self.port = port
@@ -67,6 +70,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.listenBacklog = listenBacklog
         self.tls = tls
         self.maxConnectionsPerIP = maxConnectionsPerIP
+        self.webSocket = webSocket
     }
 
     /// Defaults overridden by HOST, PORT, MAX_CONNECTIONS_PER_IP and, when both are set,

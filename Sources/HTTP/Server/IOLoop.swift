@@ -23,8 +23,8 @@ final class IOLoop {
     let handshakeTimeout: UInt64
     private let sweepInterval: UInt64
 
-    private let handle: IOLoopHandle
-    private let shared: ServerShared
+    let handle: IOLoopHandle
+    let shared: ServerShared
     private let events = EpollEvents(capacity: 256)
     private var connections: [HTTPConnection?] = []
     private var liveConnections = 0
@@ -138,7 +138,7 @@ final class IOLoop {
 
     func close(_ connection: HTTPConnection) {
         guard !connection.isClosed else { return }
-        connection.markClosed()
+        connection.markClosed(loop: self)
         // Closing the descriptor also removes it from the epoll set.
         connection.socket.close()
         connections[Int(connection.socket.descriptor)] = nil
@@ -159,12 +159,39 @@ final class IOLoop {
         }
     }
 
+    /// Asks the responder on the worker pool whether to accept a WebSocket handshake.
+    func submitUpgrade(_ request: HTTPRequest, key: String, from connection: HTTPConnection) {
+        let responder = responder
+        let handle = handle
+        let descriptor = connection.socket.descriptor
+        let serial = connection.serial
+        shared.workers.submit {
+            let payload = Self.decideUpgrade(request, key: key, responder: responder)
+            handle.post(Completion(descriptor: descriptor, serial: serial, payload: payload))
+        }
+    }
+
+    static func decideUpgrade(_ request: HTTPRequest, key: String, responder: any HTTPResponder) -> Completion.Payload {
+        switch responder.webSocketUpgrade(for: request) {
+        case let .accept(handler, headers)?: .webSocketAccepted(handler, headers: headers, key: key)
+        case let .reject(response)?: .response(response)
+        case nil: .response(responder.respond(to: request))
+        }
+    }
+
     private func drainWakeups() {
         handle.wakeup.drain()
         for completion in handle.takeCompletions() {
             // The descriptor may have been closed, or closed and reused, while the worker ran.
             guard let connection = connection(for: completion.descriptor), connection.serial == completion.serial else { continue }
-            connection.deliver(completion.response, loop: self)
+            switch completion.payload {
+            case let .response(response):
+                connection.deliver(response, loop: self)
+            case let .webSocketAccepted(handler, headers, key):
+                connection.deliverUpgrade(handler, headers: headers, key: key, loop: self)
+            case let .webSocket(outbound):
+                connection.webSocketOutbound(outbound, loop: self)
+            }
         }
     }
 

@@ -7,6 +7,7 @@ final class ServerShared: Sendable {
     let responder: any HTTPResponder
     let workers: WorkerPool
     private let openConnections = Atomic<Int>(0)
+    private let openWebSockets = Atomic<Int>(0)
     /// The context new TLS connections use; replaced by `HTTPServer.reloadTLS()`.
     private let tlsContext: Mutex<ServerTLSContext?>
 
@@ -46,5 +47,17 @@ final class ServerShared: Sendable {
 
     var connectionCount: Int {
         openConnections.load(ordering: .relaxed)
+    }
+
+    func webSocketOpened() {
+        openWebSockets.add(1, ordering: .relaxed)
+    }
+
+    func webSocketClosed() {
+        openWebSockets.subtract(1, ordering: .relaxed)
+    }
+
+    var webSocketCount: Int {
+        openWebSockets.load(ordering: .relaxed)
     }
 }
