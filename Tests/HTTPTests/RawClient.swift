@@ -5,7 +5,8 @@ import XCTest
 
 /// A blocking TCP client speaking raw bytes, so tests control framing exactly. Reads time out after
 /// `receiveTimeout` seconds so a broken server fails a test instead of hanging it.
-final class RawClient {
+/// Unchecked Sendable: one thread may send while another reads; only the reader touches `buffer`.
+final class RawClient: @unchecked Sendable {
     struct Response {
         var status: Int
         var headers: [(String, String)]

@@ -27,6 +27,8 @@ extension HTTPRequestParser {
                 case let .body(body):
                     if let head { requests.append(HTTPRequest(head: head, body: body)) }
                     head = nil
+                case .bodyPart:
+                    break
                 }
             }
         }

@@ -18,7 +18,10 @@ enum BodyFraming: Equatable, Sendable {
 public struct HTTPRequestParser: Sendable {
     public enum Event: Sendable {
         case head(HTTPRequestHead)
+        /// The complete body; empty when the request has none or its body was streamed.
         case body([UInt8])
+        /// A piece of a streamed body (after `streamBody()`), in order; `.body([])` follows the last.
+        case bodyPart([UInt8])
     }
 
     private enum State: Sendable {
@@ -26,6 +29,8 @@ public struct HTTPRequestParser: Sendable {
         case headComplete
         case contentLength(remaining: Int)
         case chunked(ChunkedBodyDecoder)
+        /// A streamed chunked body ended after its last part was returned.
+        case streamEnd
         case failed(HTTPParserError)
     }
 
@@ -38,6 +43,8 @@ public struct HTTPRequestParser: Sendable {
     private var state: State = .head
     private var maxBodySize: Int
     private var body: [UInt8] = []
+    /// The current request's body is returned in `.bodyPart`s instead of accumulated.
+    private var streaming = false
     /// Resume point of the search for the end of the header section (bytes before it were scanned).
     private var headScanOffset = 0
     /// Start of the request-line once found; -1 while only empty lines were seen.
@@ -64,6 +71,13 @@ public struct HTTPRequestParser: Sendable {
 
     /// True after `.head` when the request announces a body.
     public var hasBody: Bool { framing != .none }
+
+    /// Returns the body of the request whose head was just returned in `.bodyPart` events as it
+    /// arrives, so it is never held whole.
+    public mutating func streamBody() {
+        guard case .headComplete = state else { return }
+        streaming = true
+    }
 
     /// Sets the body limit for the request whose head was just returned. Throws `.payloadTooLarge`
     /// at once when the declared Content-Length exceeds it.
@@ -95,7 +109,7 @@ public struct HTTPRequestParser: Sendable {
                 return (0, finishRequest())
             case let .length(length):
                 guard length <= maxBodySize else { throw .payloadTooLarge }
-                body.reserveCapacity(Swift.min(length, 64 * 1024))
+                if !streaming { body.reserveCapacity(Swift.min(length, 64 * 1024)) }
                 state = .contentLength(remaining: length)
             case .chunked:
                 state = .chunked(ChunkedBodyDecoder(maxBodySize: maxBodySize, maxTrailerBytes: maxHeaderBytes))
@@ -103,6 +117,12 @@ public struct HTTPRequestParser: Sendable {
             return try step(bytes)
         case let .contentLength(remaining):
             let count = Swift.min(remaining, bytes.count)
+            if streaming {
+                if remaining == 0 { return (0, finishRequest()) }
+                guard count > 0 else { return (0, nil) }
+                state = .contentLength(remaining: remaining - count)
+                return (count, .bodyPart(Array(UnsafeRawBufferPointer(rebasing: bytes[0..<count]))))
+            }
             body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
             if count == remaining { return (count, finishRequest()) }
             state = .contentLength(remaining: remaining - count)
@@ -110,9 +130,17 @@ public struct HTTPRequestParser: Sendable {
         case var .chunked(decoder):
             state = .headComplete
             let (consumed, done) = try decoder.decode(bytes, into: &body)
+            if streaming, !body.isEmpty {
+                state = done ? .streamEnd : .chunked(decoder)
+                let part = body
+                body = []
+                return (consumed, .bodyPart(part))
+            }
             if done { return (consumed, finishRequest()) }
             state = .chunked(decoder)
             return (consumed, nil)
+        case .streamEnd:
+            return (0, finishRequest())
         case let .failed(error):
             throw error
         }
@@ -123,6 +151,7 @@ public struct HTTPRequestParser: Sendable {
         body = []
         state = .head
         maxBodySize = defaultMaxBodySize
+        streaming = false
         return .body(complete)
     }
 

@@ -52,6 +52,12 @@ final class HTTPConnection {
     var webSocket: WebSocketSession?
     /// The handshake request while the responder decides on the worker pool.
     var upgradeRequest: HTTPRequestHead?
+    /// The body being streamed to a worker; nil once it ended.
+    var bodyStream: HTTPBodyStream?
+    /// The stream's consumer is behind: input is held back until it catches up.
+    var bodyStreamPaused = false
+    /// A file response still being sent, after everything in `output`.
+    var fileBody: (file: HTTPFileBody, position: Int, remaining: Int)?
     private var peerClosed = false
     /// epoll reported the peer's FIN; the EOF may still be behind unread data.
     private var peerHungUp = false
@@ -69,10 +75,13 @@ final class HTTPConnection {
     }
 
     private var hasUnsentOutput: Bool {
-        !output.isEmpty || (tls?.hasUnsentCiphertext ?? false)
+        !output.isEmpty || fileBody != nil || (tls?.hasUnsentCiphertext ?? false)
     }
 
-    var isIdle: Bool { phase == .idle && output.isEmpty && !awaitingWorker }
+    var isIdle: Bool { phase == .idle && output.isEmpty && fileBody == nil && !awaitingWorker }
+
+    /// Input may be parsed now: no response is awaited, or the awaited one is consuming a body stream.
+    private var canParse: Bool { (!awaitingWorker || bodyStream != nil) && !bodyStreamPaused }
 
     // MARK: Events
 
@@ -136,7 +145,7 @@ final class HTTPConnection {
             webSocketReceived(count, loop: loop)
             return
         }
-        if pending.isEmpty, !awaitingWorker {
+        if pending.isEmpty, canParse {
             let consumed = loop.receiveBuffer.withBytes(count: count) { process($0, loop: loop) }
             if !isClosed, phase != .lingering, consumed < count {
                 loop.receiveBuffer.withBytes(count: count) { pending.append(contentsOf: $0[consumed...]) }
@@ -157,7 +166,7 @@ final class HTTPConnection {
             processWebSocketPending(loop: loop)
             return
         }
-        guard !pending.isEmpty, !awaitingWorker else { return }
+        guard !pending.isEmpty, canParse else { return }
         let consumed = pending.withUnsafeBytes { process($0, loop: loop) }
         if isClosed || phase == .lingering {
             pending = []
@@ -168,7 +177,7 @@ final class HTTPConnection {
 
     /// Resumes parsing held-back input after a response went out.
     func resumeInput(loop: IOLoop) {
-        guard !awaitingWorker, !closeWhenFlushed, outputBytes < Self.outputHighWater else { return }
+        guard !awaitingWorker, !closeWhenFlushed, fileBody == nil, outputBytes < Self.outputHighWater else { return }
         processPending(loop: loop)
         if readPaused, !isClosed, !awaitingWorker {
             readPaused = false
@@ -178,8 +187,14 @@ final class HTTPConnection {
     }
 
     private func peerDidClose(loop: IOLoop) {
+        if bodyStream != nil {
+            // The body can never complete; the consumer learns it and nobody waits for an answer.
+            abortBodyStream(.clientDisconnected)
+            loop.close(self)
+            return
+        }
         // A half-closed peer still gets the response it is waiting for.
-        if awaitingWorker || !output.isEmpty {
+        if awaitingWorker || !output.isEmpty || fileBody != nil {
             closeWhenFlushed = true
         } else {
             loop.close(self)
@@ -204,7 +219,7 @@ final class HTTPConnection {
     /// Parses and answers as many complete requests as `bytes` holds; returns the bytes consumed.
     private func process(_ bytes: UnsafeRawBufferPointer, loop: IOLoop) -> Int {
         var offset = 0
-        while !isClosed, !awaitingWorker, !closeWhenFlushed, webSocket == nil, outputBytes < Self.outputHighWater {
+        while !isClosed, canParse, !closeWhenFlushed, webSocket == nil, fileBody == nil, outputBytes < Self.outputHighWater {
             let step: (consumed: Int, event: HTTPRequestParser.Event?)
             do {
                 step = try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
@@ -222,8 +237,15 @@ final class HTTPConnection {
                     reject(error, loop: loop)
                     return bytes.count
                 }
+            case let .bodyPart(part):
+                if let bodyStream, !bodyStream.push(part) { bodyStreamPaused = true }
             case let .body(body):
-                complete(body: body, loop: loop)
+                if let bodyStream {
+                    bodyStream.finish()
+                    self.bodyStream = nil
+                } else {
+                    complete(body: body, loop: loop)
+                }
             }
         }
         flush(loop: loop)
@@ -236,13 +258,58 @@ final class HTTPConnection {
         guard parser.hasBody else { return }
         phase = .readingBody
         deadline = loop.now &+ loop.bodyReadTimeout
-        let limit = loop.responder.maxBodySize(for: head)
-        try parser.setMaxBodySize(limit < 0 ? loop.configuration.defaultMaxBodySize : limit)
+        let handling = loop.responder.bodyHandling(for: head)
+        if case let .stream(maxSize) = handling {
+            try parser.setMaxBodySize(maxSize)
+            parser.streamBody()
+        } else {
+            let limit = loop.responder.maxBodySize(for: head)
+            try parser.setMaxBodySize(limit < 0 ? loop.configuration.defaultMaxBodySize : limit)
+        }
         // RFC 9110 §10.1.1: 100 Continue only once the body is known to be acceptable, and not
         // when the client already started sending it.
         if parser.expectsContinue, !bodyBytesWaiting {
             enqueue(HTTPResponseWriter.continueHead)
         }
+        if handling != .buffered { startBodyStream(head, loop: loop) }
+    }
+
+    /// Hands the request to the worker pool now; the body follows through the stream.
+    private func startBodyStream(_ head: HTTPRequestHead, loop: IOLoop) {
+        let handle = loop.handle
+        let descriptor = socket.descriptor
+        let serial = serial
+        let expected: Int? = if case let .length(length) = parser.framing { length } else { nil }
+        let stream = HTTPBodyStream(expectedLength: expected) {
+            handle.post(Completion(descriptor: descriptor, serial: serial, payload: .resumeBody))
+        }
+        bodyStream = stream
+        awaitingWorker = true
+        inFlight = (head.method, head.version, requestKeepAlive && !loop.isDraining)
+        self.head = nil
+        loop.submit(HTTPRequest(head: head, remoteAddress: remoteAddress), body: stream, from: self)
+    }
+
+    /// The stream's consumer caught up: parse held-back input and read the socket again.
+    func resumeBodyStream(loop: IOLoop) {
+        guard bodyStream != nil, bodyStreamPaused, !isClosed else { return }
+        bodyStreamPaused = false
+        processPending(loop: loop)
+        if readPaused, !isClosed, !bodyStreamPaused {
+            readPaused = false
+            readAvailable(loop: loop)
+        }
+        settle(loop: loop)
+    }
+
+    /// Ends a streamed body early: the consumer's `read()` throws and its response is not awaited.
+    private func abortBodyStream(_ error: HTTPBodyStreamError) {
+        guard let bodyStream else { return }
+        bodyStream.fail(error)
+        self.bodyStream = nil
+        bodyStreamPaused = false
+        awaitingWorker = false
+        inFlight = nil
     }
 
     private func complete(body: [UInt8], loop: IOLoop) {
@@ -272,7 +339,16 @@ final class HTTPConnection {
         guard awaitingWorker, let inFlight else { return }
         awaitingWorker = false
         self.inFlight = nil
-        send(response, method: inFlight.method, version: inFlight.version, keepAlive: inFlight.keepAlive && !loop.isDraining, loop: loop)
+        // A response before the end of a streamed body: the rest of the body is never read, so
+        // the connection cannot carry another request.
+        let bodyUnread = bodyStream != nil
+        if bodyUnread {
+            bodyStream?.fail(.clientDisconnected)
+            bodyStream = nil
+            bodyStreamPaused = false
+        }
+        send(response, method: inFlight.method, version: inFlight.version,
+             keepAlive: inFlight.keepAlive && !loop.isDraining && !bodyUnread, loop: loop)
         flush(loop: loop)
         if !isClosed { resumeInput(loop: loop) }
     }
@@ -285,13 +361,20 @@ final class HTTPConnection {
         )
         enqueue(head)
         // RFC 9110 §9.3.2: a response to HEAD carries the GET's fields but no content.
-        if method != .head, HTTPStatus.allowsBody(response.status) { enqueue(response.body) }
+        if method != .head, HTTPStatus.allowsBody(response.status) {
+            if let file = response.bodyFile {
+                if file.length > 0 { fileBody = (file, file.offset, file.length) }
+            } else {
+                enqueue(response.body)
+            }
+        }
         if !persist { closeWhenFlushed = true }
     }
 
     /// A malformed or refused request: answer with the mapped status and close (RFC 9112 §9.6).
     private func reject(_ error: HTTPParserError, loop: IOLoop) {
         head = nil
+        abortBodyStream(error == .payloadTooLarge ? .payloadTooLarge : .malformed)
         send(error.response, method: .get, version: .http1_1, keepAlive: false, loop: loop)
         flush(loop: loop)
     }
@@ -305,7 +388,12 @@ final class HTTPConnection {
     }
 
     func flush(loop: IOLoop) {
-        while !output.isEmpty, !isClosed {
+        while !isClosed {
+            if output.isEmpty {
+                guard fileBody != nil else { break }
+                if sendFileBody(loop: loop) { continue }
+                return
+            }
             let result = tls.map { $0.write(output[...], firstOffset: outputOffset, to: socket) }
                 ?? socket.write(output[...], firstOffset: outputOffset)
             switch result {
@@ -348,6 +436,35 @@ final class HTTPConnection {
         if !isClosed, closeWhenFlushed, !awaitingWorker { beginLingeringClose(loop: loop) }
     }
 
+    /// Sends the next part of a file response: by sendfile on a plain socket, or through `output`
+    /// 64 KiB at a time under TLS. False when the socket is full or the connection closed.
+    private func sendFileBody(loop: IOLoop) -> Bool {
+        guard let (file, position, remaining) = fileBody else { return true }
+        if tls != nil {
+            guard let chunk = file.read(at: position, maxCount: Swift.min(remaining, 64 * 1024)) else {
+                // The file shrank under us: the promised Content-Length cannot be met.
+                loop.close(self)
+                return false
+            }
+            fileBody = chunk.count == remaining ? nil : (file, position + chunk.count, remaining - chunk.count)
+            enqueue(chunk)
+            return true
+        }
+        var offset = position
+        switch socket.sendFile(file.descriptor, offset: &offset, count: Swift.min(remaining, 1 << 20)) {
+        case let .bytes(count):
+            fileBody = count == remaining ? nil : (file, offset, remaining - count)
+            writeDeadline = 0
+            return true
+        case .wouldBlock:
+            if writeDeadline == 0 { writeDeadline = loop.now &+ loop.idleTimeout }
+            return false
+        case .closed, .failed:
+            loop.close(self)
+            return false
+        }
+    }
+
     /// Half-closes and drains input for a bounded time, so the peer reads our last response before EOF.
     private func beginLingeringClose(loop: IOLoop) {
         guard phase != .lingering else { return }
@@ -367,7 +484,11 @@ final class HTTPConnection {
     /// Moves to the phase the parser and queues imply; a deadline starts when its phase begins.
     func settle(loop: IOLoop) {
         guard !isClosed, phase != .lingering, phase != .handshaking, phase != .webSocket else { return }
-        if awaitingWorker {
+        if awaitingWorker, bodyStream != nil {
+            // Streaming: the body timeout measures silence, and not while we hold the client back.
+            phase = .readingBody
+            deadline = bodyStreamPaused ? 0 : loop.now &+ loop.bodyReadTimeout
+        } else if awaitingWorker {
             phase = .responding
             deadline = 0
         } else if parser.isAwaitingHead {
@@ -400,7 +521,7 @@ final class HTTPConnection {
         }
         guard deadline != 0, now >= deadline else { return }
         // A response still being written is governed by the write deadline alone.
-        if phase == .idle, !output.isEmpty { return }
+        if phase == .idle, !output.isEmpty || fileBody != nil { return }
         switch phase {
         case .handshaking, .idle, .lingering, .responding, .webSocket:
             loop.close(self)
@@ -410,6 +531,7 @@ final class HTTPConnection {
         case .readingHead, .readingBody:
             deadline = 0
             head = nil
+            abortBodyStream(.timedOut)
             send(
                 .error(status: 408, error: "RequestTimeout", message: "request not received in time"),
                 method: .get, version: .http1_1, keepAlive: false, loop: loop
@@ -431,6 +553,9 @@ final class HTTPConnection {
 
     func markClosed(loop: IOLoop) {
         isClosed = true
+        bodyStream?.fail(.clientDisconnected)
+        bodyStream = nil
+        fileBody = nil
         if let webSocket { webSocket.finish(loop: loop) }
     }
 }

@@ -159,6 +159,18 @@ final class IOLoop {
         }
     }
 
+    /// Runs a streamed-body request on the worker pool while the body is still arriving.
+    func submit(_ request: HTTPRequest, body: HTTPBodyStream, from connection: HTTPConnection) {
+        let responder = responder
+        let handle = handle
+        let descriptor = connection.socket.descriptor
+        let serial = connection.serial
+        shared.workers.submit {
+            let response = responder.respond(to: request, body: body)
+            handle.post(Completion(descriptor: descriptor, serial: serial, response: response))
+        }
+    }
+
     /// Asks the responder on the worker pool whether to accept a WebSocket handshake.
     func submitUpgrade(_ request: HTTPRequest, key: String, from connection: HTTPConnection) {
         let responder = responder
@@ -191,6 +203,8 @@ final class IOLoop {
                 connection.deliverUpgrade(handler, headers: headers, key: key, loop: self)
             case let .webSocket(outbound):
                 connection.webSocketOutbound(outbound, loop: self)
+            case .resumeBody:
+                connection.resumeBodyStream(loop: self)
             }
         }
     }

@@ -8,6 +8,8 @@ struct Completion: Sendable {
         /// The responder accepted a WebSocket upgrade whose client key was `key`.
         case webSocketAccepted(any WebSocketHandler, headers: HTTPHeaders, key: String)
         case webSocket(WebSocketOutbound)
+        /// The consumer of a streamed body caught up.
+        case resumeBody
     }
 
     let descriptor: Int32

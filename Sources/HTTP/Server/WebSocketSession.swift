@@ -71,7 +71,7 @@ extension HTTPConnection {
                 switchToWebSocket(head, key: key, handler: handler, headers: headers, loop: loop)
             case let .response(response):
                 send(response, method: head.method, version: head.version, keepAlive: keepAlive, loop: loop)
-            case .webSocket:
+            case .webSocket, .resumeBody:
                 break
             }
         }

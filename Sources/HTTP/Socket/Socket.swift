@@ -1,3 +1,4 @@
+import CSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -138,6 +139,24 @@ struct Socket: Sendable, Hashable {
         while true {
             let n = Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
             if n >= 0 { return .bytes(n) }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .failed(errno)
+            }
+        }
+    }
+
+    /// Copies up to `count` bytes of `file` from `offset` to the socket in the kernel; advances `offset`.
+    func sendFile(_ file: Int32, offset: inout Int, count: Int) -> IOResult {
+        while true {
+            var position = off_t(offset)
+            let n = sendfile(descriptor, file, &position, count)
+            if n > 0 {
+                offset = Int(position)
+                return .bytes(n)
+            }
+            if n == 0 { return .closed }
             switch errno {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
