@@ -29,8 +29,22 @@ final class RawClient: @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, receiveTimeout: Double = 5) throws {
+    /// `sourceAddress` binds the client to another loopback address (127.0.0.0/8) first.
+    init(port: Int, receiveTimeout: Double = 5, sourceAddress: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let sourceAddress {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(sourceAddress)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let code = errno
+                Glibc.close(fd)
+                throw ClientError.connectFailed(code)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

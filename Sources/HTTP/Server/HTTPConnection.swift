@@ -34,7 +34,7 @@ final class HTTPConnection {
     /// Deadline of the current phase (monotonic ns), 0 for none.
     var deadline: UInt64
     /// Deadline for unsent output to make progress, 0 when nothing is queued.
-    private(set) var writeDeadline: UInt64 = 0
+    var writeDeadline: UInt64 = 0
     private(set) var isClosed = false
     var awaitingWorker = false
 
@@ -43,8 +43,8 @@ final class HTTPConnection {
     var output: [[UInt8]] = []
     var outputOffset = 0
     var outputBytes = 0
-    private var head: HTTPRequestHead?
-    private var requestKeepAlive = true
+    var head: HTTPRequestHead?
+    var requestKeepAlive = true
     /// Method and keep-alive of the request being answered on the worker pool.
     var inFlight: (method: HTTPMethod, version: HTTPVersion, keepAlive: Bool)?
     var closeWhenFlushed = false
@@ -61,7 +61,7 @@ final class HTTPConnection {
     private var peerClosed = false
     /// epoll reported the peer's FIN; the EOF may still be behind unread data.
     private var peerHungUp = false
-    private var readPaused = false
+    var readPaused = false
     private var receivedAny = false
 
     init(socket: Socket, tls: TLSSession? = nil, serial: UInt64, remoteAddress: String, parser: HTTPRequestParser, headerDeadline: UInt64) {
@@ -101,7 +101,7 @@ final class HTTPConnection {
     }
 
     /// Edge-triggered: read until the socket is drained, unless we are holding input back.
-    private func readAvailable(loop: IOLoop) {
+    func readAvailable(loop: IOLoop) {
         while !isClosed {
             if phase == .lingering {
                 discardInput(loop: loop)
@@ -274,44 +274,6 @@ final class HTTPConnection {
         if handling != .buffered { startBodyStream(head, loop: loop) }
     }
 
-    /// Hands the request to the worker pool now; the body follows through the stream.
-    private func startBodyStream(_ head: HTTPRequestHead, loop: IOLoop) {
-        let handle = loop.handle
-        let descriptor = socket.descriptor
-        let serial = serial
-        let expected: Int? = if case let .length(length) = parser.framing { length } else { nil }
-        let stream = HTTPBodyStream(expectedLength: expected) {
-            handle.post(Completion(descriptor: descriptor, serial: serial, payload: .resumeBody))
-        }
-        bodyStream = stream
-        awaitingWorker = true
-        inFlight = (head.method, head.version, requestKeepAlive && !loop.isDraining)
-        self.head = nil
-        loop.submit(HTTPRequest(head: head, remoteAddress: remoteAddress), body: stream, from: self)
-    }
-
-    /// The stream's consumer caught up: parse held-back input and read the socket again.
-    func resumeBodyStream(loop: IOLoop) {
-        guard bodyStream != nil, bodyStreamPaused, !isClosed else { return }
-        bodyStreamPaused = false
-        processPending(loop: loop)
-        if readPaused, !isClosed, !bodyStreamPaused {
-            readPaused = false
-            readAvailable(loop: loop)
-        }
-        settle(loop: loop)
-    }
-
-    /// Ends a streamed body early: the consumer's `read()` throws and its response is not awaited.
-    private func abortBodyStream(_ error: HTTPBodyStreamError) {
-        guard let bodyStream else { return }
-        bodyStream.fail(error)
-        self.bodyStream = nil
-        bodyStreamPaused = false
-        awaitingWorker = false
-        inFlight = nil
-    }
-
     private func complete(body: [UInt8], loop: IOLoop) {
         guard let head else { return }
         self.head = nil
@@ -434,35 +396,6 @@ final class HTTPConnection {
         }
         writeDeadline = 0
         if !isClosed, closeWhenFlushed, !awaitingWorker { beginLingeringClose(loop: loop) }
-    }
-
-    /// Sends the next part of a file response: by sendfile on a plain socket, or through `output`
-    /// 64 KiB at a time under TLS. False when the socket is full or the connection closed.
-    private func sendFileBody(loop: IOLoop) -> Bool {
-        guard let (file, position, remaining) = fileBody else { return true }
-        if tls != nil {
-            guard let chunk = file.read(at: position, maxCount: Swift.min(remaining, 64 * 1024)) else {
-                // The file shrank under us: the promised Content-Length cannot be met.
-                loop.close(self)
-                return false
-            }
-            fileBody = chunk.count == remaining ? nil : (file, position + chunk.count, remaining - chunk.count)
-            enqueue(chunk)
-            return true
-        }
-        var offset = position
-        switch socket.sendFile(file.descriptor, offset: &offset, count: Swift.min(remaining, 1 << 20)) {
-        case let .bytes(count):
-            fileBody = count == remaining ? nil : (file, offset, remaining - count)
-            writeDeadline = 0
-            return true
-        case .wouldBlock:
-            if writeDeadline == 0 { writeDeadline = loop.now &+ loop.idleTimeout }
-            return false
-        case .closed, .failed:
-            loop.close(self)
-            return false
-        }
     }
 
     /// Half-closes and drains input for a bounded time, so the peer reads our last response before EOF.

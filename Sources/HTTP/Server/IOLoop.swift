@@ -95,7 +95,7 @@ final class IOLoop {
             }
             guard let (socket, remoteAddress) = accepted else { return }
             let tlsContext = shared.currentTLSContext
-            guard shared.reserveConnection() else {
+            guard shared.reserveConnection(from: remoteAddress) else {
                 // A TLS client could not read a plaintext answer: it just sees the close.
                 if tlsContext == nil { socket.writeBestEffort(ServerShared.serviceUnavailable) }
                 socket.close()
@@ -104,7 +104,7 @@ final class IOLoop {
             var tls: TLSSession?
             if let tlsContext {
                 guard let session = try? TLSSession(context: tlsContext) else {
-                    shared.releaseConnection()
+                    shared.releaseConnection(from: remoteAddress)
                     socket.close()
                     continue
                 }
@@ -143,7 +143,7 @@ final class IOLoop {
         connection.socket.close()
         connections[Int(connection.socket.descriptor)] = nil
         liveConnections -= 1
-        shared.releaseConnection()
+        shared.releaseConnection(from: connection.remoteAddress)
     }
 
     // MARK: Worker pool
