@@ -111,11 +111,15 @@ final class HTTPConnection {
                 readPaused = true
                 return
             }
-            let result = tls.map { loop.receiveBuffer.read(from: socket, through: $0, scratch: loop.cipherBuffer) }
-                ?? loop.receiveBuffer.read(from: socket)
-            if phase == .handshaking, tls?.handshakeComplete == true {
-                phase = .readingHead
-                deadline = loop.now &+ loop.headerReadTimeout
+            let result: IOResult
+            if let tls {
+                result = loop.receiveBuffer.read(from: socket, through: tls, scratch: loop.cipherBuffer)
+                if phase == .handshaking, tls.handshakeComplete {
+                    phase = .readingHead
+                    deadline = loop.now &+ loop.headerReadTimeout
+                }
+            } else {
+                result = loop.receiveBuffer.read(from: socket)
             }
             switch result {
             case let .bytes(count):
@@ -356,8 +360,11 @@ final class HTTPConnection {
                 if sendFileBody(loop: loop) { continue }
                 return
             }
-            let result = tls.map { $0.write(output[...], firstOffset: outputOffset, to: socket) }
-                ?? socket.write(output[...], firstOffset: outputOffset)
+            let result = if let tls {
+                tls.write(output[...], firstOffset: outputOffset, to: socket)
+            } else {
+                socket.write(output[...], firstOffset: outputOffset)
+            }
             switch result {
             case var .bytes(written):
                 outputBytes -= written

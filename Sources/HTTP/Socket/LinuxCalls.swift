@@ -36,6 +36,6 @@ enum LinuxCalls {
     static func eventfd(_ initial: UInt32, _ flags: Int32) -> Int32 { CSystem.eventfd(initial, flags) }
 
     static func accept4(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: UnsafeMutablePointer<socklen_t>?, _ flags: Int32) -> Int32 {
-        csystem_accept4(fd, address, length, flags)
+        csystem_accept4(fd, UnsafeMutableRawPointer(address), length, flags)
     }
 }
