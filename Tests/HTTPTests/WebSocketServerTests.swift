@@ -232,6 +232,20 @@ final class WebSocketServerTests: XCTestCase {
         XCTAssertLessThan(result.sent, 4096)
     }
 
+    func testPingFlood_FromAPeerThatDoesNotRead_IsCutOffWith1008() throws {
+        let handler = EchoHandler()
+        let server = try startServer(handler: handler) { $0.webSocket.maxBufferedOutput = 64 * 1024; $0.webSocket.closeTimeout = 0.3 }
+        let client = try WebSocketTestClient(port: server.port, receiveBufferSize: 4096)
+        let ping = WebSocketFrame.encode(opcode: .ping, payload: [UInt8](repeating: 7, count: 125), maskingKey: [1, 2, 3, 4])
+        // 16 MiB of pongs would be owed; the server must stop well before.
+        let flood = Array([[UInt8]](repeating: ping, count: 512).joined())
+        let raw = client.raw
+        Thread.detachNewThread {
+            for _ in 0..<256 where raw.send(flood) {}
+        }
+        XCTAssertEqual(handler.waitForClose(), 1008)
+    }
+
     func testShutdown_ClosesWebSocketsWith1001() throws {
         let handler = EchoHandler()
         let server = try startServer(handler: handler)

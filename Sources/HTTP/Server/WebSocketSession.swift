@@ -158,7 +158,15 @@ extension HTTPConnection {
             if session.state == .open { session.handler.didReceive(binary: bytes, connection: session.connection) }
         case let .ping(payload):
             // RFC 6455 §5.5.2: answer with a pong carrying the same payload.
-            if session.state == .open { enqueueFrame(WebSocketFrame.encode(opcode: .pong, payload: payload), session: session) }
+            guard session.state == .open else { return }
+            let pong = WebSocketFrame.encode(opcode: .pong, payload: payload)
+            // A peer that pings without reading must not grow our output past the limit either.
+            guard session.connection.bufferedAmount + pong.count <= session.connection.maxBufferedOutput else {
+                dropUnsentWebSocketOutput(session)
+                startWebSocketClose(.policyViolation, reason: "send buffer full", loop: loop)
+                return
+            }
+            enqueueFrame(pong, session: session)
         case .pong:
             session.pongDeadline = 0
         case let .close(code, _):
