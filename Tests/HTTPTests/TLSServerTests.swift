@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import HTTP
 
@@ -124,6 +125,50 @@ final class TLSServerTests: XCTestCase {
         let raw = try RawClient(port: server.port)
         XCTAssertTrue(try raw.isClosedByPeer())
         XCTAssertTrue(eventually { server.connectionCount == 0 })
+    }
+
+    func testWebSocket_OverTLS_WithOpenSSLClient() throws {
+        let certificate = try TestCertificate()
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, ioThreads: 1, workerThreads: 1)
+        configuration.tls = HTTPServerTLSConfiguration(certificateChainFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
+        let server = HTTPServer(configuration: configuration,
+                                responder: WebSocketServerTests.Responder(handler: WebSocketServerTests.EchoHandler()))
+        try server.start()
+        addTeardownBlock { server.shutdown() }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = ["s_client", "-quiet", "-connect", "127.0.0.1:\(server.port)", "-CAfile", certificate.certificateFile,
+                             "-verify_return_error", "-alpn", "http/1.1"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate() }
+        let handshake = "GET /ws HTTP/1.1\r\nHost: t\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: \(WebSocketTestClient.key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        input.fileHandleForWriting.write(Data(handshake.utf8) + Data(WebSocketFrame.encode(opcode: .text, payload: Array("wss".utf8), maskingKey: [9, 8, 7, 6])))
+
+        let echo = Data([0x81, 0x03] + Array("wss".utf8))
+        let received = Mutex(Data())
+        let done = DispatchSemaphore(value: 0)
+        let reader = output.fileHandleForReading
+        Thread.detachNewThread {
+            while true {
+                let chunk = reader.availableData
+                let complete = received.withLock { data in
+                    data.append(chunk)
+                    return data.range(of: echo) != nil
+                }
+                if complete || chunk.isEmpty { break }
+            }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        let text = received.withLock { $0 }
+        XCTAssertTrue(String(decoding: text, as: UTF8.self).hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
+        XCTAssertNotNil(text.range(of: echo))
     }
 
     func testEnvironment_ConfiguresTLS() {
