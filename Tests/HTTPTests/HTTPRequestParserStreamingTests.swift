@@ -62,6 +62,22 @@ final class HTTPRequestParserStreamingTests: XCTestCase {
         }
     }
 
+    func testLargeBodies_ComeInBoundedParts_WhateverIsBuffered() {
+        // 65_529 + "fff9\r\n" puts a part boundary right after a chunk-size line.
+        let sizes = [70_000, 65_529, 3, 200_000]
+        var chunked = "POST /u HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+        for size in sizes { chunked += String(size, radix: 16) + "\r\n" + String(repeating: "c", count: size) + "\r\n" }
+        chunked += "0\r\n\r\n"
+        let length = "POST /u HTTP/1.1\r\nHost: t\r\nContent-Length: 300000\r\n\r\n" + String(repeating: "l", count: 300_000)
+        for (request, total) in [(chunked, sizes.reduce(0, +)), (length, 300_000)] {
+            let result = stream(request, feedSize: 1 << 20)
+            XCTAssertNil(result.error)
+            XCTAssertTrue(result.ended)
+            XCTAssertEqual(result.parts.joined().count, total)
+            XCTAssertLessThanOrEqual(result.parts.map(\.count).max() ?? 0, HTTPRequestParser.maxBodyPartSize)
+        }
+    }
+
     func testStreamedChunkedBody_StillHonoursTheLimit() {
         let request = "POST /u HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n4\r\nefgh\r\n0\r\n\r\n"
         let result = stream(request, feedSize: 1, limit: 6)

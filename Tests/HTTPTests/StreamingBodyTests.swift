@@ -281,6 +281,22 @@ final class StreamingBodyTests: XCTestCase {
         XCTAssertTrue(Data(response.body) == data)
     }
 
+    func testStreamedUpload_OverTLS() throws {
+        let certificate = try TestCertificate()
+        let (server, responder) = try startServer {
+            $0.tls = HTTPServerTLSConfiguration(certificateChainFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
+        }
+        var client = HTTPClient(timeout: 10, allowPrivateAddresses: true)
+        client.extraTrustAnchorPEM = certificate.pem
+        let count = 3 << 20
+        var body = Data()
+        while body.count < count { body.append(Self.block.prefix(count - body.count)) }
+        let response = try client.send(method: "POST", "https://127.0.0.1:\(server.port)/upload/secure", body: Array(body))
+        XCTAssertEqual(String(decoding: response.body, as: UTF8.self), "stored \(count)")
+        XCTAssertEqual(responder.upload("secure")?.bytes, count)
+        try assertFileHoldsPattern(directory.appendingPathComponent("secure"), count: count)
+    }
+
     func testFileBody_RefusesRangesOutsideTheFile() throws {
         _ = try writeDownload(count: 100)
         let path = directory.appendingPathComponent("download").path

@@ -36,6 +36,8 @@ public struct HTTPRequestParser: Sendable {
 
     /// Upper bound on header fields per request, so 16 KiB of tiny fields cannot balloon memory.
     static let maxHeaderFields = 256
+    /// Largest `.bodyPart`, whatever the caller has buffered.
+    public static let maxBodyPartSize = 64 * 1024
 
     public let maxHeaderBytes: Int
     public let defaultMaxBodySize: Int
@@ -116,21 +118,40 @@ public struct HTTPRequestParser: Sendable {
             }
             return try step(bytes)
         case let .contentLength(remaining):
-            let count = Swift.min(remaining, bytes.count)
             if streaming {
+                let count = Swift.min(remaining, bytes.count, Self.maxBodyPartSize)
                 if remaining == 0 { return (0, finishRequest()) }
                 guard count > 0 else { return (0, nil) }
                 state = .contentLength(remaining: remaining - count)
                 return (count, .bodyPart(Array(UnsafeRawBufferPointer(rebasing: bytes[0..<count]))))
             }
+            let count = Swift.min(remaining, bytes.count)
             body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
             if count == remaining { return (count, finishRequest()) }
             state = .contentLength(remaining: remaining - count)
             return (count, nil)
         case var .chunked(decoder):
             state = .headComplete
-            let (consumed, done) = try decoder.decode(bytes, into: &body)
-            if streaming, !body.isEmpty {
+            guard streaming else {
+                let (consumed, done) = try decoder.decode(bytes, into: &body)
+                if done { return (consumed, finishRequest()) }
+                state = .chunked(decoder)
+                return (consumed, nil)
+            }
+            // Streaming decodes at most one part's worth of input at a time, and goes on while that
+            // yields only framing, so (consumed, nil) still means that more input is needed.
+            // The window holds any single framing unit (a trailer line may be as long as the header limit).
+            let window = Swift.max(Self.maxBodyPartSize, maxHeaderBytes + ChunkedBodyDecoder.maxChunkLineBytes)
+            var consumed = 0
+            var done = false
+            while true {
+                let input = UnsafeRawBufferPointer(rebasing: bytes[consumed...].prefix(window))
+                let step = try decoder.decode(input, into: &body)
+                consumed += step.consumed
+                done = step.done
+                if done || !body.isEmpty || step.consumed == 0 || consumed == bytes.count { break }
+            }
+            if !body.isEmpty {
                 state = done ? .streamEnd : .chunked(decoder)
                 let part = body
                 body = []

@@ -12,10 +12,11 @@ public protocol HTTPResponder: Sendable {
     /// WebSocket; nil (the default) answers it as an ordinary request through `respond(to:)`.
     func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade?
     /// Whether this request's body is buffered (the default) or streamed to `respond(to:body:)`.
+    /// Asked only for requests that carry a body (Content-Length or chunked), instead of `maxBodySize`.
     func bodyHandling(for head: HTTPRequestHead) -> HTTPBodyHandling
-    /// Answers a request whose body is streamed: called on the worker pool once the head arrived,
-    /// with `request.body` empty; `body.read()` yields the body as it arrives. Returning before
-    /// the body ended closes the connection after the response.
+    /// Answers a request whose body is streamed: always called on the worker pool (whatever
+    /// `mayBlock` says) once the head arrived, with `request.body` empty; `body.read()` yields the
+    /// body as it arrives. Returning before the body ended closes the connection after the response.
     func respond(to request: HTTPRequest, body: HTTPBodyStream) -> HTTPResponse
 }
 
