@@ -305,6 +305,7 @@ final class HTTPConnection {
         guard awaitingWorker, let inFlight else { return }
         awaitingWorker = false
         self.inFlight = nil
+        upgradeRequest = nil
         // A response before the end of a streamed body: the rest of the body is never read, so
         // the connection cannot carry another request.
         let bodyUnread = bodyStream != nil

@@ -26,11 +26,6 @@ struct Epoll {
         guard result == 0 else { throw .makeFailed("epoll_ctl EPOLL_CTL_ADD") }
     }
 
-    /// Changes the interest set of a registered descriptor.
-    func modify(_ fd: Int32, events: UInt32, data: UInt64) {
-        _ = LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_MOD, fd, events: events, data: data)
-    }
-
     func remove(_ fd: Int32) {
         _ = LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_DEL, fd, events: 0, data: 0)
     }

@@ -14,7 +14,6 @@ enum LinuxCalls {
     static let EPOLLET = UInt32(CSystem.EPOLLET.rawValue)
     static let EPOLLEXCLUSIVE = UInt32(CSystem.EPOLLEXCLUSIVE.rawValue)
     static let EPOLL_CTL_ADD = CSystem.EPOLL_CTL_ADD
-    static let EPOLL_CTL_MOD = CSystem.EPOLL_CTL_MOD
     static let EPOLL_CTL_DEL = CSystem.EPOLL_CTL_DEL
     static let EPOLL_CLOEXEC = Int32(CSystem.EPOLL_CLOEXEC)
     static let EFD_CLOEXEC = Int32(CSystem.EFD_CLOEXEC)

@@ -13,7 +13,7 @@ enum WebSocketHandshake {
     }
 
     /// The client's key when the request is a valid opening handshake, else the response refusing it.
-    static func validate(_ head: HTTPRequestHead) -> Result<String, HTTPParserErrorResponse> {
+    static func validate(_ head: HTTPRequestHead) -> Result<String, WebSocketHandshakeRefusal> {
         guard head.method == .get, head.version == .http1_1,
               let connection = head.headers["connection"], listContains(connection, "upgrade")
         else { return .failure(.init(.error(status: 400, error: "InvalidRequest", message: "not a WebSocket handshake"))) }
@@ -64,7 +64,7 @@ enum WebSocketHandshake {
 }
 
 /// A refusal carried through `Result` (HTTPResponse itself is not an Error).
-struct HTTPParserErrorResponse: Error {
+struct WebSocketHandshakeRefusal: Error {
     let response: HTTPResponse
     init(_ response: HTTPResponse) { self.response = response }
 }
