@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
 
         // Thin safe wrappers over libsodium and OpenSSL: the only crypto code that touches C.
         .target(name: "Primitives", dependencies: ["CSodium", "COpenSSL"]),
@@ -35,7 +36,7 @@ let package = Package(
         .executableTarget(name: "ds-bench", dependencies: ["MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
 
         // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
-        .target(name: "HTTP", dependencies: ["COpenSSL"]),
+        .target(name: "HTTP", dependencies: ["COpenSSL", "CSystem"]),
         // DIDs, resolution, Multikey, service-auth JWTs.
         .target(name: "ATProto", dependencies: ["HTTP", "Primitives"]),
         // libpq pool, statements, transactions, migrations.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|http|jwt|json ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh [mls|http|websocket|jwt|json ...]    build and run the named targets (default: all)
 #   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
 # -sanitize=fuzzer. Crashes are written to fuzz-out/crashes/<target>/.
@@ -41,11 +41,12 @@ build_mls() {
 }
 
 build_http() {
-  # The entry point uses the parser's internal types, so it is compiled into the HTTP module itself.
-  echo "== building fuzz-http (HTTP sources + entry point, instrumented)"
+  echo "== building HTTP (instrumented)"
   mapfile -t http < <(swift_sources Sources/HTTP)
-  swiftc -O -parse-as-library -sanitize=fuzzer -module-name HTTP "${c_flags[@]}" "${http[@]}" \
-    Tests/Fuzz/FuzzHTTPRequestParser.swift -o "$out/fuzz-http" "${link_flags[@]}"
+  build_module HTTP -sanitize=fuzzer -- "${http[@]}"
+  echo "== linking fuzz-http"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzHTTPRequestParser.swift \
+    -o "$out/fuzz-http" "${link_flags[@]}" -lHTTP
 }
 
 build_jwt() {
@@ -80,6 +81,15 @@ build_json() {
     "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lHTTP -lMLS -lPrimitives
 }
 
+build_websocket() {
+  echo "== building HTTP (instrumented)"
+  mapfile -t http < <(swift_sources Sources/HTTP)
+  build_module HTTP -sanitize=fuzzer -- "${http[@]}"
+  echo "== linking fuzz-websocket"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzWebSocketFrame.swift \
+    -o "$out/fuzz-websocket" "${link_flags[@]}" -lHTTP
+}
+
 # run_target NAME: new inputs go to $out/corpus/NAME; the committed seeds are read, not written.
 run_target() {
   local name=$1
@@ -112,7 +122,7 @@ PY
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls http jwt json)
+[ ${#targets[@]} -eq 0 ] && targets=(mls http websocket jwt json)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
@@ -122,6 +132,7 @@ for target in "${targets[@]}"; do
     http) build_http && run_target http || status=1 ;;
     jwt) build_jwt && run_target jwt || status=1 ;;
     json) build_json && run_target json || status=1 ;;
+    websocket) build_websocket && run_target websocket || status=1 ;;
     *) echo "unknown fuzz target $target" >&2; exit 2 ;;
   esac
 done

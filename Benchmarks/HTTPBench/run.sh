@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.build/http-bench
 mkdir -p "$out"
-swiftc -O -wmo -parse-as-library -module-name HTTPBench \
-    $(find Sources/HTTP -name '*.swift' -not -path 'Sources/HTTP/Client/*') \
+swiftc -O -wmo -parse-as-library -module-name HTTPBench -I Sources/CSystem -I Sources/COpenSSL \
+    $(find Sources/HTTP -name '*.swift') \
     Benchmarks/HTTPBench/HTTPBenchServer.swift -o "$out/http-bench-server"
 command -v wrk >/dev/null || { echo "wrk not installed (apt-get install -y wrk)"; exit 1; }
 PORT=${PORT:-18080} "$out/http-bench-server" & server=$!

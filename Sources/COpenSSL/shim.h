@@ -38,4 +38,21 @@ static inline int copenssl_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
 static inline int copenssl_EVP_CTRL_AEAD_SET_IVLEN(void) { return EVP_CTRL_AEAD_SET_IVLEN; }
 static inline int copenssl_EVP_CTRL_AEAD_GET_TAG(void) { return EVP_CTRL_AEAD_GET_TAG; }
 static inline int copenssl_EVP_CTRL_AEAD_SET_TAG(void) { return EVP_CTRL_AEAD_SET_TAG; }
+/* Server-side TLS: ALPN selection of http/1.1 (RFC 7301 §3.2) and hardening options. */
+static inline int copenssl_alpn_select_http11(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                                              const unsigned char *in, unsigned int inlen, void *arg) {
+    static const unsigned char server[] = { 8, 'h', 't', 't', 'p', '/', '1', '.', '1' };
+    unsigned char *selected = NULL;
+    (void)ssl; (void)arg;
+    if (SSL_select_next_proto(&selected, outlen, server, sizeof server, in, inlen) != OPENSSL_NPN_NEGOTIATED) {
+        return SSL_TLSEXT_ERR_NOACK;
+    }
+    *out = selected;
+    return SSL_TLSEXT_ERR_OK;
+}
+static inline void copenssl_SSL_CTX_configure_server(SSL_CTX *ctx) {
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+    SSL_CTX_set_alpn_select_cb(ctx, copenssl_alpn_select_http11, NULL);
+}
+static inline int copenssl_SSL_FILETYPE_PEM(void) { return SSL_FILETYPE_PEM; }
 #endif

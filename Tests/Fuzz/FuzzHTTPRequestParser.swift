@@ -1,6 +1,7 @@
-// libFuzzer entry point for the HTTP/1.1 request parser. Compiled together with Sources/HTTP as
-// one module (see `make fuzz`); feeds the input whole and in small reads, and checks that the
+// libFuzzer entry point for the HTTP/1.1 request parser, linked against the instrumented HTTP
+// module (scripts/fuzz.sh http); feeds the input whole and in small reads, and checks that the
 // parser either throws a mapped error or yields bounded, well-formed requests.
+import HTTP
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {

@@ -370,6 +370,33 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertEqual(try first.readResponse().bodyText, "GET /still ")
     }
 
+    func testConnectionsPerAddress_AreLimited() throws {
+        let server = try startServer { $0.maxConnectionsPerIP = 2 }
+        let first = try RawClient(port: server.port)
+        var second: RawClient? = try RawClient(port: server.port)
+        for client in [first, second!] {
+            client.send(get("/hold"))
+            XCTAssertEqual(try client.readResponse().status, 200)
+        }
+        let third = try RawClient(port: server.port)
+        XCTAssertEqual(try third.readResponse().status, 503)
+        XCTAssertTrue(try third.isClosedByPeer())
+
+        // Another address has its own allowance.
+        let elsewhere = try RawClient(port: server.port, sourceAddress: "127.0.0.2")
+        elsewhere.send(get("/other"))
+        XCTAssertEqual(try elsewhere.readResponse().bodyText, "GET /other ")
+        XCTAssertEqual(server.connectionCount, 3)
+
+        // A freed slot is usable again.
+        second = nil
+        XCTAssertTrue(eventually { server.connectionCount == 2 })
+        let fourth = try RawClient(port: server.port)
+        fourth.send(get("/again"))
+        XCTAssertEqual(try fourth.readResponse().bodyText, "GET /again ")
+        XCTAssertNil(second)
+    }
+
     // MARK: Worker pool and shutdown
 
     func testBlockingHandlers_ServeConcurrentClients() throws {

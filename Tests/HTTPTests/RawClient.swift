@@ -5,7 +5,8 @@ import XCTest
 
 /// A blocking TCP client speaking raw bytes, so tests control framing exactly. Reads time out after
 /// `receiveTimeout` seconds so a broken server fails a test instead of hanging it.
-final class RawClient {
+/// Unchecked Sendable: one thread may send while another reads; only the reader touches `buffer`.
+final class RawClient: @unchecked Sendable {
     struct Response {
         var status: Int
         var headers: [(String, String)]
@@ -28,8 +29,22 @@ final class RawClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, receiveTimeout: Double = 5) throws {
+    /// `sourceAddress` binds the client to another loopback address (127.0.0.0/8) first.
+    init(port: Int, receiveTimeout: Double = 5, sourceAddress: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let sourceAddress {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(sourceAddress)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let code = errno
+                Glibc.close(fd)
+                throw ClientError.connectFailed(code)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -104,6 +119,22 @@ final class RawClient {
         response.body = Array(buffer[0..<length])
         buffer.removeFirst(length)
         return response
+    }
+
+    /// Exactly `count` bytes; throws `closedEarly` on EOF first.
+    func readExactly(_ count: Int) throws -> [UInt8] {
+        while buffer.count < count {
+            if try !fill() { throw ClientError.closedEarly }
+        }
+        let bytes = Array(buffer[0..<count])
+        buffer.removeFirst(count)
+        return bytes
+    }
+
+    /// Shrinks the kernel receive buffer so a client that stops reading pushes back quickly.
+    func setReceiveBufferSize(_ bytes: Int32) {
+        var value = bytes
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// True when the server closed the connection (EOF or reset) with nothing more to read.

@@ -17,6 +17,9 @@ struct ChunkedBodyDecoder: Sendable {
     let maxBodySize: Int
     let maxTrailerBytes: Int
     private var state: State = .size
+    /// Chunk data bytes announced so far; bounded by `maxBodySize` even when the body is streamed
+    /// out between calls.
+    private var total = 0
 
     init(maxBodySize: Int, maxTrailerBytes: Int) {
         self.maxBodySize = maxBodySize
@@ -39,7 +42,8 @@ struct ChunkedBodyDecoder: Sendable {
                 if size == 0 {
                     state = .trailer(bytesSeen: 0)
                 } else {
-                    guard size <= maxBodySize - body.count else { throw .payloadTooLarge }
+                    guard size <= maxBodySize - total else { throw .payloadTooLarge }
+                    total += size
                     state = .data(remaining: size)
                 }
             case let .data(remaining):

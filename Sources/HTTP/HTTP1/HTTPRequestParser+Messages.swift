@@ -2,7 +2,7 @@ extension HTTPRequestParser {
     /// Parses every complete request in `bytes` as a connection would, handing the parser at most
     /// `feedSize` new bytes per read. Returns the requests and how many trailing bytes were left
     /// unconsumed (an incomplete request). Used by tests and the fuzz target.
-    static func parseMessages(
+    public static func parseMessages(
         _ bytes: [UInt8], feedSize: Int = .max, maxHeaderBytes: Int = 16_384, maxBodySize: Int = 1 << 20
     ) throws(HTTPParserError) -> (requests: [HTTPRequest], unconsumed: Int) {
         var parser = HTTPRequestParser(maxHeaderBytes: maxHeaderBytes, maxBodySize: maxBodySize)
@@ -27,6 +27,8 @@ extension HTTPRequestParser {
                 case let .body(body):
                     if let head { requests.append(HTTPRequest(head: head, body: body)) }
                     head = nil
+                case .bodyPart:
+                    break
                 }
             }
         }

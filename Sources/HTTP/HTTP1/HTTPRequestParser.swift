@@ -18,7 +18,10 @@ enum BodyFraming: Equatable, Sendable {
 public struct HTTPRequestParser: Sendable {
     public enum Event: Sendable {
         case head(HTTPRequestHead)
+        /// The complete body; empty when the request has none or its body was streamed.
         case body([UInt8])
+        /// A piece of a streamed body (after `streamBody()`), in order; `.body([])` follows the last.
+        case bodyPart([UInt8])
     }
 
     private enum State: Sendable {
@@ -26,11 +29,15 @@ public struct HTTPRequestParser: Sendable {
         case headComplete
         case contentLength(remaining: Int)
         case chunked(ChunkedBodyDecoder)
+        /// A streamed chunked body ended after its last part was returned.
+        case streamEnd
         case failed(HTTPParserError)
     }
 
     /// Upper bound on header fields per request, so 16 KiB of tiny fields cannot balloon memory.
     static let maxHeaderFields = 256
+    /// Largest `.bodyPart`, whatever the caller has buffered.
+    public static let maxBodyPartSize = 64 * 1024
 
     public let maxHeaderBytes: Int
     public let defaultMaxBodySize: Int
@@ -38,6 +45,8 @@ public struct HTTPRequestParser: Sendable {
     private var state: State = .head
     private var maxBodySize: Int
     private var body: [UInt8] = []
+    /// The current request's body is returned in `.bodyPart`s instead of accumulated.
+    private var streaming = false
     /// Resume point of the search for the end of the header section (bytes before it were scanned).
     private var headScanOffset = 0
     /// Start of the request-line once found; -1 while only empty lines were seen.
@@ -64,6 +73,13 @@ public struct HTTPRequestParser: Sendable {
 
     /// True after `.head` when the request announces a body.
     public var hasBody: Bool { framing != .none }
+
+    /// Returns the body of the request whose head was just returned in `.bodyPart` events as it
+    /// arrives, so it is never held whole.
+    public mutating func streamBody() {
+        guard case .headComplete = state else { return }
+        streaming = true
+    }
 
     /// Sets the body limit for the request whose head was just returned. Throws `.payloadTooLarge`
     /// at once when the declared Content-Length exceeds it.
@@ -95,13 +111,20 @@ public struct HTTPRequestParser: Sendable {
                 return (0, finishRequest())
             case let .length(length):
                 guard length <= maxBodySize else { throw .payloadTooLarge }
-                body.reserveCapacity(Swift.min(length, 64 * 1024))
+                if !streaming { body.reserveCapacity(Swift.min(length, 64 * 1024)) }
                 state = .contentLength(remaining: length)
             case .chunked:
                 state = .chunked(ChunkedBodyDecoder(maxBodySize: maxBodySize, maxTrailerBytes: maxHeaderBytes))
             }
             return try step(bytes)
         case let .contentLength(remaining):
+            if streaming {
+                let count = Swift.min(remaining, bytes.count, Self.maxBodyPartSize)
+                if remaining == 0 { return (0, finishRequest()) }
+                guard count > 0 else { return (0, nil) }
+                state = .contentLength(remaining: remaining - count)
+                return (count, .bodyPart(Array(UnsafeRawBufferPointer(rebasing: bytes[0..<count]))))
+            }
             let count = Swift.min(remaining, bytes.count)
             body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
             if count == remaining { return (count, finishRequest()) }
@@ -109,10 +132,36 @@ public struct HTTPRequestParser: Sendable {
             return (count, nil)
         case var .chunked(decoder):
             state = .headComplete
-            let (consumed, done) = try decoder.decode(bytes, into: &body)
+            guard streaming else {
+                let (consumed, done) = try decoder.decode(bytes, into: &body)
+                if done { return (consumed, finishRequest()) }
+                state = .chunked(decoder)
+                return (consumed, nil)
+            }
+            // Streaming decodes at most one part's worth of input at a time, and goes on while that
+            // yields only framing, so (consumed, nil) still means that more input is needed.
+            // The window holds any single framing unit (a trailer line may be as long as the header limit).
+            let window = Swift.max(Self.maxBodyPartSize, maxHeaderBytes + ChunkedBodyDecoder.maxChunkLineBytes)
+            var consumed = 0
+            var done = false
+            while true {
+                let input = UnsafeRawBufferPointer(rebasing: bytes[consumed...].prefix(window))
+                let step = try decoder.decode(input, into: &body)
+                consumed += step.consumed
+                done = step.done
+                if done || !body.isEmpty || step.consumed == 0 || consumed == bytes.count { break }
+            }
+            if !body.isEmpty {
+                state = done ? .streamEnd : .chunked(decoder)
+                let part = body
+                body = []
+                return (consumed, .bodyPart(part))
+            }
             if done { return (consumed, finishRequest()) }
             state = .chunked(decoder)
             return (consumed, nil)
+        case .streamEnd:
+            return (0, finishRequest())
         case let .failed(error):
             throw error
         }
@@ -123,6 +172,7 @@ public struct HTTPRequestParser: Sendable {
         body = []
         state = .head
         maxBodySize = defaultMaxBodySize
+        streaming = false
         return .body(complete)
     }
 

@@ -3,12 +3,25 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// When set, the body is this file range instead of `body` (downloads too large for memory).
+    public var bodyFile: HTTPFileBody?
 
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
+
+    /// A response whose body is streamed from `file`; Content-Length is the range's length.
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), file: HTTPFileBody) {
+        self.status = status
+        self.headers = headers
+        body = []
+        bodyFile = file
+    }
+
+    /// Bytes of content: the file range's length or the in-memory body's.
+    public var contentLength: Int { bodyFile?.length ?? body.count }
 
     /// The XRPC-shaped JSON error the server itself sends: `{"error":"…","message":"…"}`.
     public static func error(status: Int, error: String, message: String) -> HTTPResponse {

@@ -29,7 +29,7 @@ enum HTTPResponseWriter {
         }
         if HTTPStatus.allowsBody(status) {
             out.append(contentsOf: "Content-Length: ".utf8)
-            appendDecimal(response.body.count, to: &out)
+            appendDecimal(response.contentLength, to: &out)
             out.append(contentsOf: [ASCII.cr, ASCII.lf])
         }
         if let date {

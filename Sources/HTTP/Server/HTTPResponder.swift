@@ -7,11 +7,35 @@ public protocol HTTPResponder: Sendable {
     /// otherwise inline on the I/O thread.
     func mayBlock(_ head: HTTPRequestHead) -> Bool
     func respond(to request: HTTPRequest) -> HTTPResponse
+    /// Called instead of `respond(to:)` for a GET that is a valid WebSocket opening handshake
+    /// (RFC 6455 §4.2.1), on the thread `mayBlock` chooses. `.accept` switches the connection to
+    /// WebSocket; nil (the default) answers it as an ordinary request through `respond(to:)`.
+    func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade?
+    /// Whether this request's body is buffered (the default) or streamed to `respond(to:body:)`.
+    /// Asked only for requests that carry a body (Content-Length or chunked), instead of `maxBodySize`.
+    func bodyHandling(for head: HTTPRequestHead) -> HTTPBodyHandling
+    /// Answers a request whose body is streamed: always called on the worker pool (whatever
+    /// `mayBlock` says) once the head arrived, with `request.body` empty; `body.read()` yields the
+    /// body as it arrives. Returning before the body ended closes the connection after the response.
+    func respond(to request: HTTPRequest, body: HTTPBodyStream) -> HTTPResponse
 }
 
 extension HTTPResponder {
     public func maxBodySize(for head: HTTPRequestHead) -> Int { -1 }
     public func mayBlock(_ head: HTTPRequestHead) -> Bool { true }
+    public func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade? { nil }
+    public func bodyHandling(for head: HTTPRequestHead) -> HTTPBodyHandling { .buffered }
+
+    /// Collects the body, then answers through `respond(to:)`.
+    public func respond(to request: HTTPRequest, body: HTTPBodyStream) -> HTTPResponse {
+        var complete = request
+        do {
+            complete.body = try body.readAll()
+        } catch {
+            return .error(status: 400, error: "InvalidRequest", message: "request body incomplete")
+        }
+        return respond(to: complete)
+    }
 }
 
 /// A responder built from closures; handy for tests and small tools.

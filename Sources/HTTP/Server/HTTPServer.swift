@@ -41,6 +41,14 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Open WebSocket connections across all I/O threads (included in `connectionCount`).
+    public var webSocketCount: Int {
+        state.withLock { state in
+            if case let .running(running) = state { return running.shared.webSocketCount }
+            return 0
+        }
+    }
+
     /// Binds, spawns the I/O and worker threads, and returns.
     public func start() throws(SocketError) {
         let running = try state.withLock { state throws(SocketError) -> Running? in
@@ -53,6 +61,14 @@ public final class HTTPServer: Sendable {
     }
 
     private func launch() throws(SocketError) -> Running {
+        var tlsContext: ServerTLSContext?
+        if let tls = configuration.tls {
+            do throws(TLSError) {
+                tlsContext = try ServerTLSContext(configuration: tls)
+            } catch {
+                throw .tls(error)
+            }
+        }
         let threads = Swift.max(1, configuration.ioThreads)
         var listeners: [Socket] = []
         var handles: [IOLoopHandle] = []
@@ -93,7 +109,7 @@ public final class HTTPServer: Sendable {
             throw error
         }
 
-        let shared = ServerShared(configuration: configuration, responder: responder)
+        let shared = ServerShared(configuration: configuration, responder: responder, tlsContext: tlsContext)
         shared.workers.start()
         let loopsFinished = DispatchGroup()
         for (index, handle) in handles.enumerated() {
@@ -106,6 +122,19 @@ public final class HTTPServer: Sendable {
             thread.start()
         }
         return Running(shared: shared, handles: handles, listeners: listeners, loopsFinished: loopsFinished)
+    }
+
+    /// Reloads the certificate chain and key from the configured files (e.g. on SIGHUP). New
+    /// connections use them; open ones keep their session. On error the old context stays in use.
+    /// Does nothing when TLS is not configured or the server is not running.
+    public func reloadTLS() throws(TLSError) {
+        guard let tls = configuration.tls else { return }
+        let shared: ServerShared? = state.withLock { state in
+            if case let .running(running) = state { return running.shared }
+            return nil
+        }
+        guard let shared else { return }
+        shared.replaceTLSContext(try ServerTLSContext(configuration: tls))
     }
 
     /// Stops accepting, lets in-flight requests finish within `shutdownGracePeriod`, closes every

@@ -30,6 +30,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// under wrk, and cannot silently share its port with another process of the same user.
     public var reusePort: Bool
     public var listenBacklog: Int
+    /// TLS termination on the listener; nil serves plain HTTP.
+    public var tls: HTTPServerTLSConfiguration?
+    /// Limits and timers of WebSocket connections.
+    public var webSocket: WebSocketConfiguration
+    /// Open connections from one peer address; more are answered 503 and closed. 0 = no limit.
+    public var maxConnectionsPerIP: Int
 
     public init(
         host: String = "127.0.0.1",
@@ -44,7 +50,10 @@ public struct HTTPServerConfiguration: Sendable {
         maxConnections: Int = 4096,
         shutdownGracePeriod: Double = 10,
         reusePort: Bool = false,
-        listenBacklog: Int = 1024
+        listenBacklog: Int = 1024,
+        tls: HTTPServerTLSConfiguration? = nil,
+        maxConnectionsPerIP: Int = 0,
+        webSocket: WebSocketConfiguration = WebSocketConfiguration()
     ) {
         self.host = host
         self.port = port
@@ -59,13 +68,22 @@ public struct HTTPServerConfiguration: Sendable {
         self.shutdownGracePeriod = shutdownGracePeriod
         self.reusePort = reusePort
         self.listenBacklog = listenBacklog
+        self.tls = tls
+        self.maxConnectionsPerIP = maxConnectionsPerIP
+        self.webSocket = webSocket
     }
 
-    /// Defaults overridden by HOST and PORT from `environment`; an unparsable PORT keeps the default.
+    /// Defaults overridden by HOST, PORT, MAX_CONNECTIONS_PER_IP and, when both are set,
+    /// TLS_CERT_FILE and TLS_KEY_FILE from `environment`; unparsable numbers keep the default.
     public init(environment: [String: String]) {
         self.init()
         if let host = environment["HOST"], !host.isEmpty { self.host = host }
         if let text = environment["PORT"], let port = Int(text), (0...65_535).contains(port) { self.port = port }
+        if let text = environment["MAX_CONNECTIONS_PER_IP"], let limit = Int(text), limit >= 0 { maxConnectionsPerIP = limit }
+        if let certificate = environment["TLS_CERT_FILE"], !certificate.isEmpty,
+           let key = environment["TLS_KEY_FILE"], !key.isEmpty {
+            tls = HTTPServerTLSConfiguration(certificateChainFile: certificate, privateKeyFile: key)
+        }
     }
 
     public static var activeProcessorCount: Int {

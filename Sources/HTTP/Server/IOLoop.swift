@@ -10,6 +10,8 @@ final class IOLoop {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
     let receiveBuffer = ReceiveBuffer(capacity: 64 * 1024)
+    /// Ciphertext on its way into a TLS session, and input discarded while lingering.
+    let cipherBuffer = ReceiveBuffer(capacity: 64 * 1024)
     let dateCache = HTTPDateCache()
     /// Monotonic time of the current loop iteration.
     private(set) var now: UInt64 = 0
@@ -18,10 +20,11 @@ final class IOLoop {
     let headerReadTimeout: UInt64
     let bodyReadTimeout: UInt64
     let idleTimeout: UInt64
+    let handshakeTimeout: UInt64
     private let sweepInterval: UInt64
 
-    private let handle: IOLoopHandle
-    private let shared: ServerShared
+    let handle: IOLoopHandle
+    let shared: ServerShared
     private let events = EpollEvents(capacity: 256)
     private var connections: [HTTPConnection?] = []
     private var liveConnections = 0
@@ -38,8 +41,9 @@ final class IOLoop {
         headerReadTimeout = MonotonicClock.nanoseconds(configuration.headerReadTimeout)
         bodyReadTimeout = MonotonicClock.nanoseconds(configuration.bodyReadTimeout)
         idleTimeout = MonotonicClock.nanoseconds(configuration.idleTimeout)
+        handshakeTimeout = MonotonicClock.nanoseconds(configuration.tls?.handshakeTimeout ?? 0)
         // Sweep for expired deadlines often enough that the shortest timeout fires within ~25% of itself.
-        let shortest: UInt64 = [headerReadTimeout, bodyReadTimeout, idleTimeout].filter { $0 > 0 }.min() ?? 1_000_000_000
+        let shortest: UInt64 = [headerReadTimeout, bodyReadTimeout, idleTimeout, handshakeTimeout].filter { $0 > 0 }.min() ?? 1_000_000_000
         sweepInterval = Swift.min(Swift.max(shortest / 4, 5_000_000), 250_000_000)
     }
 
@@ -90,16 +94,27 @@ final class IOLoop {
                 return
             }
             guard let (socket, remoteAddress) = accepted else { return }
-            guard shared.reserveConnection() else {
-                socket.writeBestEffort(ServerShared.serviceUnavailable)
+            let tlsContext = shared.currentTLSContext
+            guard shared.reserveConnection(from: remoteAddress) else {
+                // A TLS client could not read a plaintext answer: it just sees the close.
+                if tlsContext == nil { socket.writeBestEffort(ServerShared.serviceUnavailable) }
                 socket.close()
                 continue
             }
+            var tls: TLSSession?
+            if let tlsContext {
+                guard let session = try? TLSSession(context: tlsContext) else {
+                    shared.releaseConnection(from: remoteAddress)
+                    socket.close()
+                    continue
+                }
+                tls = session
+            }
             socket.setNoDelay()
             let connection = HTTPConnection(
-                socket: socket, serial: nextSerial, remoteAddress: remoteAddress,
+                socket: socket, tls: tls, serial: nextSerial, remoteAddress: remoteAddress,
                 parser: HTTPRequestParser(maxHeaderBytes: configuration.maxHeaderBytes, maxBodySize: configuration.defaultMaxBodySize),
-                headerDeadline: now &+ headerReadTimeout
+                headerDeadline: now &+ (tls == nil ? headerReadTimeout : handshakeTimeout)
             )
             nextSerial &+= 1
             let fd = Int(socket.descriptor)
@@ -123,12 +138,12 @@ final class IOLoop {
 
     func close(_ connection: HTTPConnection) {
         guard !connection.isClosed else { return }
-        connection.markClosed()
+        connection.markClosed(loop: self)
         // Closing the descriptor also removes it from the epoll set.
         connection.socket.close()
         connections[Int(connection.socket.descriptor)] = nil
         liveConnections -= 1
-        shared.releaseConnection()
+        shared.releaseConnection(from: connection.remoteAddress)
     }
 
     // MARK: Worker pool
@@ -144,12 +159,53 @@ final class IOLoop {
         }
     }
 
+    /// Runs a streamed-body request on the worker pool while the body is still arriving.
+    func submit(_ request: HTTPRequest, body: HTTPBodyStream, from connection: HTTPConnection) {
+        let responder = responder
+        let handle = handle
+        let descriptor = connection.socket.descriptor
+        let serial = connection.serial
+        shared.workers.submit {
+            let response = responder.respond(to: request, body: body)
+            handle.post(Completion(descriptor: descriptor, serial: serial, response: response))
+        }
+    }
+
+    /// Asks the responder on the worker pool whether to accept a WebSocket handshake.
+    func submitUpgrade(_ request: HTTPRequest, key: String, from connection: HTTPConnection) {
+        let responder = responder
+        let handle = handle
+        let descriptor = connection.socket.descriptor
+        let serial = connection.serial
+        shared.workers.submit {
+            let payload = Self.decideUpgrade(request, key: key, responder: responder)
+            handle.post(Completion(descriptor: descriptor, serial: serial, payload: payload))
+        }
+    }
+
+    static func decideUpgrade(_ request: HTTPRequest, key: String, responder: any HTTPResponder) -> Completion.Payload {
+        switch responder.webSocketUpgrade(for: request) {
+        case let .accept(handler, headers)?: .webSocketAccepted(handler, headers: headers, key: key)
+        case let .reject(response)?: .response(response)
+        case nil: .response(responder.respond(to: request))
+        }
+    }
+
     private func drainWakeups() {
         handle.wakeup.drain()
         for completion in handle.takeCompletions() {
             // The descriptor may have been closed, or closed and reused, while the worker ran.
             guard let connection = connection(for: completion.descriptor), connection.serial == completion.serial else { continue }
-            connection.deliver(completion.response, loop: self)
+            switch completion.payload {
+            case let .response(response):
+                connection.deliver(response, loop: self)
+            case let .webSocketAccepted(handler, headers, key):
+                connection.deliverUpgrade(handler, headers: headers, key: key, loop: self)
+            case let .webSocket(outbound):
+                connection.webSocketOutbound(outbound, loop: self)
+            case .resumeBody:
+                connection.resumeBodyStream(loop: self)
+            }
         }
     }
 

@@ -1,10 +1,30 @@
 import Synchronization
 
-/// A response computed on a worker thread, travelling back to the connection's I/O thread.
+/// Work for one connection from another thread (a worker's response, a WebSocket send),
+/// travelling to the connection's I/O thread.
 struct Completion: Sendable {
+    enum Payload: Sendable {
+        case response(HTTPResponse)
+        /// The responder accepted a WebSocket upgrade whose client key was `key`.
+        case webSocketAccepted(any WebSocketHandler, headers: HTTPHeaders, key: String)
+        case webSocket(WebSocketOutbound)
+        /// The consumer of a streamed body caught up.
+        case resumeBody
+    }
+
     let descriptor: Int32
     let serial: UInt64
-    let response: HTTPResponse
+    let payload: Payload
+
+    init(descriptor: Int32, serial: UInt64, payload: Payload) {
+        self.descriptor = descriptor
+        self.serial = serial
+        self.payload = payload
+    }
+
+    init(descriptor: Int32, serial: UInt64, response: HTTPResponse) {
+        self.init(descriptor: descriptor, serial: serial, payload: .response(response))
+    }
 }
 
 /// The thread-safe face of one I/O thread: other threads post completions and stop requests here

@@ -1,39 +1,80 @@
 import Synchronization
 
-/// State every I/O thread of one server shares: settings, the responder, the worker pool and the
-/// connection count behind `maxConnections`.
+/// State every I/O thread of one server shares: settings, the responder, the worker pool, the TLS
+/// context and the connection counts behind `maxConnections` and `maxConnectionsPerIP`.
 final class ServerShared: Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
     let workers: WorkerPool
     private let openConnections = Atomic<Int>(0)
+    private let openWebSockets = Atomic<Int>(0)
+    /// Open connections per peer address, kept only when `maxConnectionsPerIP` is set.
+    private let perAddress = Mutex<[String: Int]>([:])
+    /// The context new TLS connections use; replaced by `HTTPServer.reloadTLS()`.
+    private let tlsContext: Mutex<ServerTLSContext?>
 
     /// Sent to connections beyond `maxConnections` before they are closed.
     static let serviceUnavailable = HTTPResponseWriter.serialize(
         .error(status: 503, error: "ServiceUnavailable", message: "too many connections"), keepAlive: false
     )
 
-    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, tlsContext: ServerTLSContext?) {
         self.configuration = configuration
         self.responder = responder
+        self.tlsContext = Mutex(tlsContext)
         workers = WorkerPool(threadCount: configuration.workerThreads)
     }
 
-    /// Counts a new connection, or returns false when the limit is reached.
-    func reserveConnection() -> Bool {
+    var currentTLSContext: ServerTLSContext? {
+        tlsContext.withLock { $0 }
+    }
+
+    func replaceTLSContext(_ context: ServerTLSContext) {
+        tlsContext.withLock { $0 = context }
+    }
+
+    /// Counts a new connection from `address`, or returns false when the total or that
+    /// address's limit is reached.
+    func reserveConnection(from address: String) -> Bool {
         let count = openConnections.add(1, ordering: .relaxed).newValue
         if count > configuration.maxConnections {
             openConnections.subtract(1, ordering: .relaxed)
             return false
         }
-        return true
+        let limit = configuration.maxConnectionsPerIP
+        guard limit > 0 else { return true }
+        let admitted = perAddress.withLock { counts in
+            let current = counts[address, default: 0]
+            guard current < limit else { return false }
+            counts[address] = current + 1
+            return true
+        }
+        if !admitted { openConnections.subtract(1, ordering: .relaxed) }
+        return admitted
     }
 
-    func releaseConnection() {
+    func releaseConnection(from address: String) {
         openConnections.subtract(1, ordering: .relaxed)
+        guard configuration.maxConnectionsPerIP > 0 else { return }
+        perAddress.withLock { counts in
+            let remaining = counts[address, default: 1] - 1
+            counts[address] = remaining > 0 ? remaining : nil
+        }
     }
 
     var connectionCount: Int {
         openConnections.load(ordering: .relaxed)
+    }
+
+    func webSocketOpened() {
+        openWebSockets.add(1, ordering: .relaxed)
+    }
+
+    func webSocketClosed() {
+        openWebSockets.subtract(1, ordering: .relaxed)
+    }
+
+    var webSocketCount: Int {
+        openWebSockets.load(ordering: .relaxed)
     }
 }

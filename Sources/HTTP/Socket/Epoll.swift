@@ -1,3 +1,4 @@
+import CSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,18 +22,12 @@ struct Epoll {
     }
 
     func add(_ fd: Int32, events: UInt32, data: UInt64) throws(SocketError) {
-        let result = withUnsafeTemporaryAllocation(byteCount: 16, alignment: 8) { event in
-            event.storeBytes(of: events, toByteOffset: 0, as: UInt32.self)
-            event.storeBytes(of: data, toByteOffset: LinuxCalls.dataOffset, as: UInt64.self)
-            return LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_ADD, fd, event.baseAddress)
-        }
+        let result = LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_ADD, fd, events: events, data: data)
         guard result == 0 else { throw .makeFailed("epoll_ctl EPOLL_CTL_ADD") }
     }
 
     func remove(_ fd: Int32) {
-        _ = withUnsafeTemporaryAllocation(byteCount: 16, alignment: 8) { event in
-            LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_DEL, fd, event.baseAddress)
-        }
+        _ = LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_DEL, fd, events: 0, data: 0)
     }
 
     /// Waits up to `timeoutMS` (-1 = forever) and returns how many events were stored in `events`.
@@ -49,12 +44,12 @@ struct Epoll {
 /// The event array `epoll_wait` fills; owned by one I/O thread.
 final class EpollEvents {
     let capacity: Int
-    fileprivate let storage: UnsafeMutableRawBufferPointer
+    fileprivate let storage: UnsafeMutableBufferPointer<epoll_event>
 
     init(capacity: Int) {
         self.capacity = capacity
-        storage = .allocate(byteCount: capacity * LinuxCalls.eventSize, alignment: 8)
-        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        storage = .allocate(capacity: capacity)
+        storage.initialize(repeating: epoll_event())
     }
 
     deinit {
@@ -62,11 +57,7 @@ final class EpollEvents {
     }
 
     subscript(index: Int) -> (events: UInt32, data: UInt64) {
-        let offset = index * LinuxCalls.eventSize
-        return (
-            storage.loadUnaligned(fromByteOffset: offset, as: UInt32.self),
-            storage.loadUnaligned(fromByteOffset: offset + LinuxCalls.dataOffset, as: UInt64.self)
-        )
+        (storage[index].events, storage[index].data.u64)
     }
 }
 
@@ -98,7 +89,7 @@ struct EventFD: Sendable {
 /// The per-thread buffer every socket read lands in before parsing.
 final class ReceiveBuffer {
     let capacity: Int
-    private let storage: UnsafeMutableRawBufferPointer
+    let storage: UnsafeMutableRawBufferPointer
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -111,6 +102,11 @@ final class ReceiveBuffer {
 
     func read(from socket: Socket) -> IOResult {
         socket.read(into: storage)
+    }
+
+    /// Decrypted input: ciphertext passes through `scratch` on its way into the TLS session.
+    func read(from socket: Socket, through tls: TLSSession, scratch: ReceiveBuffer) -> IOResult {
+        tls.read(from: socket, into: storage, scratch: scratch.storage)
     }
 
     func withBytes<R>(count: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

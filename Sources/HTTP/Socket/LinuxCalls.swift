@@ -1,52 +1,40 @@
+import CSystem
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// epoll, eventfd and accept4 entry points. Swift's Glibc module map does not include <sys/epoll.h>
-/// or <sys/eventfd.h> (and hides the GNU accept4), and this module has no C target of its own, so the
-/// functions are looked up once in the C library and called through `@convention(c)` pointers with
-/// the kernel ABI values.
+/// epoll, eventfd and accept4 from <sys/epoll.h>, <sys/eventfd.h> and <sys/socket.h> through the
+/// CSystem module map (Swift's Glibc module does not include them), with the flags as UInt32/Int32.
 enum LinuxCalls {
-    typealias Create1 = @convention(c) (Int32) -> Int32
-    typealias Control = @convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
-    typealias Wait = @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32
-    typealias EventFD = @convention(c) (UInt32, Int32) -> Int32
-    typealias Accept4 = @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32
+    static let EPOLLIN = UInt32(CSystem.EPOLLIN.rawValue)
+    static let EPOLLOUT = UInt32(CSystem.EPOLLOUT.rawValue)
+    static let EPOLLERR = UInt32(CSystem.EPOLLERR.rawValue)
+    static let EPOLLHUP = UInt32(CSystem.EPOLLHUP.rawValue)
+    static let EPOLLRDHUP = UInt32(CSystem.EPOLLRDHUP.rawValue)
+    static let EPOLLET = UInt32(CSystem.EPOLLET.rawValue)
+    static let EPOLLEXCLUSIVE = UInt32(CSystem.EPOLLEXCLUSIVE.rawValue)
+    static let EPOLL_CTL_ADD = CSystem.EPOLL_CTL_ADD
+    static let EPOLL_CTL_DEL = CSystem.EPOLL_CTL_DEL
+    static let EPOLL_CLOEXEC = Int32(CSystem.EPOLL_CLOEXEC)
+    static let EFD_CLOEXEC = Int32(CSystem.EFD_CLOEXEC)
+    static let EFD_NONBLOCK = Int32(CSystem.EFD_NONBLOCK)
 
-    // <sys/epoll.h>, <sys/eventfd.h> (Linux UAPI values, identical on every architecture).
-    static let EPOLLIN: UInt32 = 0x001
-    static let EPOLLOUT: UInt32 = 0x004
-    static let EPOLLERR: UInt32 = 0x008
-    static let EPOLLHUP: UInt32 = 0x010
-    static let EPOLLRDHUP: UInt32 = 0x2000
-    static let EPOLLET: UInt32 = 1 << 31
-    static let EPOLLEXCLUSIVE: UInt32 = 1 << 28
-    static let EPOLL_CTL_ADD: Int32 = 1
-    static let EPOLL_CTL_DEL: Int32 = 2
-    static let EPOLL_CLOEXEC: Int32 = 0o2_000_000
-    static let EFD_CLOEXEC: Int32 = 0o2_000_000
-    static let EFD_NONBLOCK: Int32 = 0o4_000
+    static func create1(_ flags: Int32) -> Int32 { epoll_create1(flags) }
 
-    /// `struct epoll_event` is packed on x86-64 (12 bytes: u32 events, u64 data at offset 4);
-    /// elsewhere the u64 is naturally aligned (16 bytes, data at offset 8).
-    #if arch(x86_64)
-    static let eventSize = 12
-    static let dataOffset = 4
-    #else
-    static let eventSize = 16
-    static let dataOffset = 8
-    #endif
+    static func control(_ epoll: Int32, _ operation: Int32, _ fd: Int32, events: UInt32, data: UInt64) -> Int32 {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = data
+        return epoll_ctl(epoll, operation, fd, &event)
+    }
 
-    static let create1: Create1 = symbol("epoll_create1")
-    static let control: Control = symbol("epoll_ctl")
-    static let wait: Wait = symbol("epoll_wait")
-    static let eventfd: EventFD = symbol("eventfd")
-    static let accept4: Accept4 = symbol("accept4")
+    static func wait(_ epoll: Int32, _ events: UnsafeMutablePointer<epoll_event>?, _ capacity: Int32, _ timeoutMS: Int32) -> Int32 {
+        epoll_wait(epoll, events, capacity, timeoutMS)
+    }
 
-    private static func symbol<F>(_ name: String) -> F {
-        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
-            fatalError("the C library lacks \(name)")
-        }
-        return unsafeBitCast(address, to: F.self)
+    static func eventfd(_ initial: UInt32, _ flags: Int32) -> Int32 { CSystem.eventfd(initial, flags) }
+
+    static func accept4(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: UnsafeMutablePointer<socklen_t>?, _ flags: Int32) -> Int32 {
+        csystem_accept4(fd, UnsafeMutableRawPointer(address), length, flags)
     }
 }

@@ -1,3 +1,4 @@
+import CSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -125,6 +126,37 @@ struct Socket: Sendable, Hashable {
             // MSG_NOSIGNAL: a peer that went away must not raise SIGPIPE in the whole process.
             let n = sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL))
             if n >= 0 { return .bytes(n) }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .failed(errno)
+            }
+        }
+    }
+
+    /// Writes from one contiguous buffer (TLS ciphertext).
+    func write(raw bytes: UnsafeRawBufferPointer) -> IOResult {
+        while true {
+            let n = Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            if n >= 0 { return .bytes(n) }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .failed(errno)
+            }
+        }
+    }
+
+    /// Copies up to `count` bytes of `file` from `offset` to the socket in the kernel; advances `offset`.
+    func sendFile(_ file: Int32, offset: inout Int, count: Int) -> IOResult {
+        while true {
+            var position = off_t(offset)
+            let n = sendfile(descriptor, file, &position, count)
+            if n > 0 {
+                offset = Int(position)
+                return .bytes(n)
+            }
+            if n == 0 { return .closed }
             switch errno {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock

@@ -8,6 +8,8 @@ public enum SocketError: Error, Sendable, Equatable, CustomStringConvertible {
     case failed(call: String, code: Int32)
     /// The configured host is not a numeric IPv4/IPv6 address (or `localhost`).
     case invalidAddress(String)
+    /// TLS is configured but its certificate or key could not be loaded.
+    case tls(TLSError)
 
     /// Records `errno` at the call site.
     static func makeFailed(_ call: String) -> SocketError {
@@ -20,6 +22,8 @@ public enum SocketError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(call) failed: \(String(cString: strerror(code))) (errno \(code))"
         case let .invalidAddress(host):
             return "invalid listen address \(host)"
+        case let .tls(error):
+            return "TLS setup failed: \(error)"
         }
     }
 }
