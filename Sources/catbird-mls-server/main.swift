@@ -21,7 +21,7 @@ do {
 
 // SIGTERM / SIGINT: stop accepting, let in-flight requests finish within SHUTDOWN_GRACE_PERIOD,
 // stop the background jobs, close the database, exit 0. A second signal during that exits at once (1).
-// SIGHUP: reserved for reloading the TLS certificate once the server terminates TLS itself.
+// SIGHUP: re-read TLS_CERT_FILE / TLS_KEY_FILE (certificate rotation without a restart).
 for number in [SIGTERM, SIGINT, SIGHUP] { signal(number, SIG_IGN) }
 let shuttingDown = Atomic<Bool>(false)
 let signalQueue = DispatchQueue(label: "signals")
@@ -29,8 +29,16 @@ let sources = [SIGTERM, SIGINT, SIGHUP].map { number in
     let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
     source.setEventHandler {
         if number == SIGHUP {
-            // TLS reload hook: call the HTTP server's certificate reload here when TLS is configured.
-            app.log.info("SIGHUP received; nothing to reload")
+            guard app.servesTLS else {
+                app.log.info("SIGHUP received; no TLS certificate to reload")
+                return
+            }
+            do {
+                try app.reloadTLS()
+                app.log.info("TLS certificate reloaded")
+            } catch {
+                app.log.error("TLS reload failed; the previous certificate stays in use", ["error": "\(error)"])
+            }
             return
         }
         guard !shuttingDown.exchange(true, ordering: .relaxed) else {

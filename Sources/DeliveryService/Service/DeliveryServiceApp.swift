@@ -61,6 +61,10 @@ public final class DeliveryServiceApp: Sendable {
         httpConfiguration.idleTimeout = configuration.idleTimeout
         httpConfiguration.maxConnections = configuration.maxConnections
         httpConfiguration.shutdownGracePeriod = configuration.shutdownGracePeriod
+        // TLS_CERT_FILE + TLS_KEY_FILE terminate TLS here; without them plain HTTP (behind a proxy).
+        let fromEnvironment = HTTPServerConfiguration(environment: configuration.environment)
+        httpConfiguration.tls = fromEnvironment.tls
+        httpConfiguration.maxConnectionsPerIP = fromEnvironment.maxConnectionsPerIP
         let server = HTTPServer(configuration: httpConfiguration, responder: router)
         self.server = server
         let database = self.database
@@ -79,6 +83,15 @@ public final class DeliveryServiceApp: Sendable {
 
     /// The bound port (the configured one, or the ephemeral one for port 0).
     public var port: Int { server.port }
+
+    /// Whether the server terminates TLS itself.
+    public var servesTLS: Bool { server.configuration.tls != nil }
+
+    /// Re-reads the certificate and key files (SIGHUP); new connections use them, and on error
+    /// the old ones stay in use.
+    public func reloadTLS() throws {
+        try server.reloadTLS()
+    }
 
     /// Open HTTP connections.
     public var connectionCount: Int { server.connectionCount }
