@@ -35,7 +35,8 @@ public final class DeliveryServiceApp: Sendable {
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
         let router = XRPCRouter(
             methods: DeliveryServiceMethods.all(MethodEnvironment(store: store, log: log,
-                                                                 limits: configuration.limits)),
+                                                                 limits: try configuration.limits.applying(
+                                                                     environment: configuration.environment))),
             plainRoutes: [
                 "/xrpc/_health": PlainRoutes.health(monitor),
                 "/.well-known/did.json": PlainRoutes.didDocument(serviceDID: configuration.serviceDID,
