@@ -13,6 +13,7 @@ public final class DeliveryServiceApp: Sendable {
     private let server: HTTPServer
     private let monitor: HealthMonitor
     private let maintenance: MaintenanceJob
+    private let retention: RetentionJob
 
     public init(configuration: ServiceConfiguration) throws {
         self.configuration = configuration
@@ -33,6 +34,7 @@ public final class DeliveryServiceApp: Sendable {
                                            replayStore: replayStore)
         let store = DeliveryStore(database: database)
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
+        retention = RetentionJob(store: store, settings: try .fromEnvironment(configuration.environment), log: log)
         let router = XRPCRouter(
             methods: DeliveryServiceMethods.all(MethodEnvironment(store: store, log: log,
                                                                  limits: try configuration.limits.applying(
@@ -55,6 +57,7 @@ public final class DeliveryServiceApp: Sendable {
         try server.start()
         monitor.start()
         maintenance.start()
+        retention.start()
         log.info("listening", ["host": configuration.host, "port": String(server.port)])
     }
 
@@ -66,6 +69,7 @@ public final class DeliveryServiceApp: Sendable {
         server.shutdown()
         monitor.stop()
         maintenance.stop()
+        retention.stop()
         database.close()
         log.info("stopped")
     }
