@@ -78,7 +78,8 @@ final class RetentionJob: Sendable {
     func start() {
         guard settings.ttlDays > 0 else { return }
         let thread = Thread { [self] in
-            var next = Date()
+            // Not at once: start-up has enough to do, and nothing expires in a minute.
+            var next = Date().addingTimeInterval(min(settings.interval, 60))
             while !stopped.load(ordering: .relaxed) {
                 if Date() >= next {
                     runOnce()
