@@ -130,3 +130,18 @@ extension DeliveryStore {
         try run { transaction throws(DeliveryStoreError) in try transaction.pendingProposals(convoID: convoID, epoch: epoch) }
     }
 }
+
+/// Thin-mode storage registrations.
+extension DeliveryStore {
+    public func registerStorage(did: String, provider: StorageProvider) throws(DeliveryStoreError) -> StorageRegistration {
+        try run { transaction throws(DeliveryStoreError) in try transaction.registerStorage(did: did, provider: provider) }
+    }
+
+    public func storage(did: String) throws(DeliveryStoreError) -> StorageRegistration? {
+        try run { transaction throws(DeliveryStoreError) in try transaction.storage(did: did) }
+    }
+
+    public func recipients(convoID: String, excluding senderDID: String) throws(DeliveryStoreError) -> [MessageRecipient] {
+        try run { transaction throws(DeliveryStoreError) in try transaction.recipients(convoID: convoID, excluding: senderDID) }
+    }
+}

@@ -35,6 +35,9 @@ struct MethodEnvironment: Sendable {
 public struct ServiceLimits: Sendable {
     /// PrivateMessage ciphertext (API.md: ≤ 10 MiB).
     public var maxCiphertextBytes = 10 << 20
+    /// The size a thin-mode message may declare (API.md, "Thin delivery-service mode");
+    /// THIN_MESSAGE_MAX_BYTES.
+    public var maxExternalMessageBytes = 10 << 20
     /// A KeyPackage MLSMessage (API.md: ≤ 64 KiB).
     public var maxKeyPackageBytes = 64 << 10
     /// getKeyPackageStats answers needsReplenish below this many available packages.

@@ -3,11 +3,20 @@ import MLS
 
 /// `blue.catbird.mls.sendMessage`: stores an application message (a PrivateMessage) after checking
 /// its plaintext header against the conversation (API.md, Semantics; MLS.md item 4).
+///
+/// Thin mode (API.md, "Thin delivery-service mode"): instead of the ciphertext the client sends
+/// its SHA-256 and size, keeps the bytes in its members' own storage, and gets back the fan-out
+/// list. With no PrivateMessage to parse, the service cannot check group_id or content type there;
+/// it still checks membership and the epoch, and orders the message with a seq.
 enum SendMessage {
     struct Input: Codable, Sendable {
         var convoId: String
         var msgId: String
-        var ciphertext: ATBytes
+        var ciphertext: ATBytes?
+        /// Thin mode: lowercase or uppercase hex SHA-256 of the ciphertext.
+        var hash: String?
+        /// Thin mode: the ciphertext's size in bytes.
+        var size: Int?
         var epoch: Int64
         var paddedSize: Int?
         var idempotencyKey: String?
@@ -18,6 +27,15 @@ enum SendMessage {
         var receivedAt: String
         var seq: Int64
         var epoch: Int64
+        /// Thin mode: the time the service ordered the message (the same instant as receivedAt).
+        var serverTime: String?
+        /// Thin mode: every current member except the sender, with its registered storage.
+        var recipients: [RecipientView]?
+    }
+
+    struct RecipientView: Codable, Sendable {
+        var did: String
+        var storage: StorageProviderView?
     }
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
@@ -29,20 +47,57 @@ enum SendMessage {
             let convoID = try InputValidation.convoID(input.convoId)
             let msgID = try InputValidation.messageID(input.msgId)
             let epoch = try InputValidation.epoch(input.epoch)
-            guard input.ciphertext.bytes.count <= env.limits.maxCiphertextBytes else {
-                throw XRPCError(413, "MessageTooLarge", "ciphertext exceeds \(env.limits.maxCiphertextBytes) bytes")
-            }
-            if let padded = input.paddedSize, padded < 0 || padded > env.limits.maxCiphertextBytes {
+            let content = try content(of: input, limits: env.limits)
+            let maxPadded = max(env.limits.maxCiphertextBytes, env.limits.maxExternalMessageBytes)
+            if let padded = input.paddedSize, padded < 0 || padded > maxPadded {
                 throw XRPCError.invalidRequest("paddedSize out of range")
             }
-            try checkHeader(input.ciphertext.bytes, convoID: convoID, epoch: epoch)
+            if case .ciphertext(let bytes) = content {
+                try checkHeader(bytes, convoID: convoID, epoch: epoch)
+            }
             let message = NewMessage(convoID: convoID, msgID: msgID, epoch: epoch, senderDID: caller.rawValue,
-                                     content: .ciphertext(input.ciphertext.bytes), paddedSize: input.paddedSize)
+                                     content: content, paddedSize: input.paddedSize)
             return try env.idempotent(context, key: input.idempotencyKey) { tx in
                 let stored = try tx.appendMessage(message)
-                return Output(messageId: msgID, receivedAt: Timestamp.rfc3339(stored.receivedAt), seq: stored.seq,
-                              epoch: stored.epoch)
+                let receivedAt = Timestamp.rfc3339(stored.receivedAt)
+                var output = Output(messageId: msgID, receivedAt: receivedAt, seq: stored.seq, epoch: stored.epoch)
+                if case .external = content {
+                    // Read in the same transaction, under the conversation's row lock: exactly the
+                    // members at the moment the message took its seq.
+                    output.serverTime = receivedAt
+                    output.recipients = try tx.recipients(convoID: convoID, excluding: caller.rawValue).map {
+                        RecipientView(did: $0.did, storage: $0.storage.map(StorageProviderView.init))
+                    }
+                }
+                return output
             }
+        }
+    }
+
+    /// Exactly one of `ciphertext` or `hash` + `size`: the stored bytes, or thin mode's declared
+    /// SHA-256 (64 hex digits) and size (1 … the thin-mode maximum).
+    static func content(of input: Input, limits: ServiceLimits) throws(XRPCError) -> MessageContent {
+        switch (input.ciphertext, input.hash, input.size) {
+        case (let ciphertext?, nil, nil):
+            guard ciphertext.bytes.count <= limits.maxCiphertextBytes else {
+                throw XRPCError(413, "MessageTooLarge", "ciphertext exceeds \(limits.maxCiphertextBytes) bytes")
+            }
+            return .ciphertext(ciphertext.bytes)
+        case (nil, let hash?, let size?):
+            guard hash.utf8.count == 64, let digest = Hex.decode(hash) else {
+                throw .invalidRequest("hash must be the 64 hex digits of a SHA-256")
+            }
+            guard size >= 1 else { throw .invalidRequest("size must be at least 1") }
+            guard size <= limits.maxExternalMessageBytes else {
+                throw XRPCError(413, "MessageTooLarge", "size exceeds \(limits.maxExternalMessageBytes) bytes")
+            }
+            return .external(sha256: digest, size: size)
+        case (nil, nil, nil):
+            throw .invalidRequest("either ciphertext or hash and size is required")
+        case (nil, _, _):
+            throw .invalidRequest("thin mode needs both hash and size")
+        default:
+            throw .invalidRequest("send either ciphertext or hash and size, not both")
         }
     }
 

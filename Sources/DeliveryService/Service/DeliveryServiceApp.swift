@@ -15,6 +15,7 @@ public final class DeliveryServiceApp: Sendable {
     private let server: HTTPServer
     private let monitor: HealthMonitor
     private let maintenance: MaintenanceJob
+    private let retention: RetentionJob
 
     public init(configuration base: ServiceConfiguration) throws {
         var configuration = base
@@ -37,7 +38,9 @@ public final class DeliveryServiceApp: Sendable {
                                            replayStore: replayStore)
         let store = DeliveryStore(database: database)
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
-        let methods = DeliveryServiceMethods.all(MethodEnvironment(store: store, log: log, limits: configuration.limits))
+        retention = RetentionJob(store: store, settings: try .fromEnvironment(configuration.environment), log: log)
+        let limits = try configuration.limits.applying(environment: configuration.environment)
+        let methods = DeliveryServiceMethods.all(MethodEnvironment(store: store, log: log, limits: limits))
         let metrics = ServiceMetrics(nsids: methods.map(\.nsid))
         let rateLimits = RateLimits(configuration: configuration.rateLimits)
         self.metrics = metrics
@@ -78,6 +81,7 @@ public final class DeliveryServiceApp: Sendable {
         try server.start()
         monitor.start()
         maintenance.start()
+        retention.start()
         log.info("listening", ["host": configuration.host, "port": String(server.port)])
     }
 
@@ -103,6 +107,7 @@ public final class DeliveryServiceApp: Sendable {
         server.shutdown()
         monitor.stop()
         maintenance.stop()
+        retention.stop()
         database.close()
         log.info("stopped")
     }

@@ -9,6 +9,7 @@ enum DeliveryServiceMethods {
             CreateConvo.method(env), AddMembers.method(env), RemoveMember.method(env), CommitGroupChange.method(env),
             LeaveConvo.method(env), ProcessExternalCommit.method(env), UpdateGroupInfo.method(env),
             PublishKeyPackage.method(env), PublishKeyPackages.method(env),
+            RegisterStorage.method(env), GetStorage.method(env),
         ]
         #if BENCH_ROUTES
         methods.append(BenchEcho.method)

@@ -10,6 +10,9 @@ struct MessageView: Codable, Sendable {
     var seq: Int64
     var createdAt: String
     var messageType: String
+    /// Thin mode only: the declared SHA-256 (hex) and size of the ciphertext the client stores.
+    var contentHash: String?
+    var size: Int?
 
     init(_ row: MessageRow) {
         id = row.msgID
@@ -20,5 +23,9 @@ struct MessageView: Codable, Sendable {
         seq = row.seq
         createdAt = Timestamp.rfc3339(row.createdAt)
         messageType = row.kind.rawValue
+        if let hash = row.contentHash, row.ciphertext == nil {
+            contentHash = Hex.encode(hash)
+            size = row.size
+        }
     }
 }

@@ -1,0 +1,124 @@
+import DeliveryStore
+import Foundation
+import Synchronization
+
+/// One kind of expired data the retention job removes, a bounded batch per call.
+///
+/// The tables of the store are steps; the blob store adds its own (deleting blobs whose messages
+/// have expired) by passing it in `RetentionJob(extraSteps:)`.
+protocol RetentionStep: Sendable {
+    var name: String { get }
+    /// Deletes at most `limit` items created before `cutoff`; returns how many it deleted.
+    func purgeBatch(createdBefore cutoff: Date, limit: Int) throws -> Int
+}
+
+/// A DeliveryStore table trimmed by age (see `DeliveryStore.purgeExpired`).
+struct TableRetention: RetentionStep {
+    let store: DeliveryStore
+    let table: RetainedTable
+    let keepCommitEpochs: Int64
+
+    var name: String { table.rawValue }
+
+    func purgeBatch(createdBefore cutoff: Date, limit: Int) throws -> Int {
+        try store.purgeExpired(table, createdBefore: cutoff, keepCommitEpochs: keepCommitEpochs, limit: limit)
+    }
+}
+
+/// Deletes messages, events and old commits past MESSAGE_TTL_DAYS, on a thread of its own, in
+/// bounded batches (each its own short transaction) so a large purge never locks a table for long.
+final class RetentionJob: Sendable {
+    /// README, "Configuration".
+    struct Settings: Sendable, Equatable {
+        /// MESSAGE_TTL_DAYS; 0 keeps everything.
+        var ttlDays = 30
+        /// RETENTION_KEEP_COMMIT_EPOCHS: each conversation's last commits kept whatever their age.
+        var keepCommitEpochs = 16
+        /// RETENTION_BATCH_SIZE: rows per delete statement.
+        var batchSize = 10_000
+        /// RETENTION_INTERVAL_SECONDS: time between passes.
+        var interval: Double = 3600
+
+        static func fromEnvironment(_ env: [String: String]) throws(ServiceConfiguration.ConfigurationError) -> Settings {
+            func integer(_ name: String, _ range: ClosedRange<Int>) throws(ServiceConfiguration.ConfigurationError) -> Int? {
+                guard let text = env[name], !text.isEmpty else { return nil }
+                guard let value = Int(text), range.contains(value) else { throw .invalid(name, text) }
+                return value
+            }
+            var settings = Settings()
+            if let days = try integer("MESSAGE_TTL_DAYS", 0...36_500) { settings.ttlDays = days }
+            if let epochs = try integer("RETENTION_KEEP_COMMIT_EPOCHS", 0...1_000_000) { settings.keepCommitEpochs = epochs }
+            if let size = try integer("RETENTION_BATCH_SIZE", 1...1_000_000) { settings.batchSize = size }
+            if let seconds = try integer("RETENTION_INTERVAL_SECONDS", 1...86_400 * 7) { settings.interval = Double(seconds) }
+            return settings
+        }
+    }
+
+    /// What one pass deleted, by step name, and how many delete statements it took.
+    struct Report: Sendable, Equatable {
+        var deleted: [String: Int] = [:]
+        var batches = 0
+    }
+
+    let settings: Settings
+    private let steps: [any RetentionStep]
+    private let log: Log
+    private let now: @Sendable () -> Date
+    private let stopped = Atomic<Bool>(false)
+
+    init(store: DeliveryStore, settings: Settings, log: Log, now: @escaping @Sendable () -> Date = { Date() },
+         extraSteps: [any RetentionStep] = []) {
+        self.settings = settings
+        self.log = log
+        self.now = now
+        let keep = Int64(settings.keepCommitEpochs)
+        steps = RetainedTable.allCases.map { TableRetention(store: store, table: $0, keepCommitEpochs: keep) } + extraSteps
+    }
+
+    func start() {
+        guard settings.ttlDays > 0 else { return }
+        let thread = Thread { [self] in
+            // Not at once: start-up has enough to do, and nothing expires in a minute.
+            var next = Date().addingTimeInterval(min(settings.interval, 60))
+            while !stopped.load(ordering: .relaxed) {
+                if Date() >= next {
+                    runOnce()
+                    next = Date().addingTimeInterval(settings.interval)
+                }
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+        thread.name = "retention"
+        thread.start()
+    }
+
+    func stop() { stopped.store(true, ordering: .relaxed) }
+
+    /// One pass: each step in batches until a batch comes back short. A failure is logged and the
+    /// pass moves on to the next step; the next pass retries.
+    @discardableResult
+    func runOnce() -> Report {
+        var report = Report()
+        guard settings.ttlDays > 0 else { return report }
+        let cutoff = now().addingTimeInterval(-Double(settings.ttlDays) * 86_400)
+        for step in steps {
+            var total = 0
+            do {
+                while !stopped.load(ordering: .relaxed) {
+                    let deleted = try step.purgeBatch(createdBefore: cutoff, limit: settings.batchSize)
+                    report.batches += 1
+                    total += deleted
+                    if deleted < settings.batchSize { break }
+                }
+            } catch {
+                log.warning("retention step failed", ["step": step.name, "error": String(describing: type(of: error))])
+            }
+            report.deleted[step.name] = total
+        }
+        if report.deleted.values.contains(where: { $0 > 0 }) {
+            let counts = steps.map { "\($0.name)=\(report.deleted[$0.name] ?? 0)" }.joined(separator: " ")
+            log.info("expired rows purged", ["deleted": counts, "batches": String(report.batches)])
+        }
+        return report
+    }
+}

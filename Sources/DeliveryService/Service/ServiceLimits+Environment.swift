@@ -1,0 +1,15 @@
+/// The limits' settings read from the environment (README, "Configuration").
+extension ServiceLimits {
+    /// `self` with THIN_MESSAGE_MAX_BYTES applied: the largest size a thin-mode message may declare
+    /// (1 … 2 GiB; default 10 MiB).
+    func applying(environment env: [String: String]) throws(ServiceConfiguration.ConfigurationError) -> ServiceLimits {
+        var limits = self
+        if let text = env["THIN_MESSAGE_MAX_BYTES"], !text.isEmpty {
+            guard let value = Int(text), (1...Int(Int32.max)).contains(value) else {
+                throw .invalid("THIN_MESSAGE_MAX_BYTES", text)
+            }
+            limits.maxExternalMessageBytes = value
+        }
+        return limits
+    }
+}
