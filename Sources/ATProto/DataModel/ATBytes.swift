@@ -2,7 +2,7 @@ import Foundation
 
 /// Bytes in JSON as the AT Protocol data model writes them: `{"$bytes": "<base64, no padding>"}` on
 /// output; on input that form or a plain standard base64 string, padded or not (API.md, Conventions).
-public struct ATBytes: Codable, Sendable, Equatable {
+public struct ATBytes: Codable, Sendable, Equatable, Hashable {
     public var bytes: [UInt8]
 
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
