@@ -1,0 +1,134 @@
+extension Secp256k1 {
+    /// A 256-bit integer in four little-endian limbs; as an element of Z/nZ (n the group order) it is
+    /// kept below n. Montgomery-form values (x·2^256 mod n) are named `…Montgomery`.
+    struct Scalar: Sendable, Equatable {
+        var l0: UInt64, l1: UInt64, l2: UInt64, l3: UInt64
+
+        @inline(__always)
+        init(_ l0: UInt64, _ l1: UInt64, _ l2: UInt64, _ l3: UInt64) {
+            self.l0 = l0
+            self.l1 = l1
+            self.l2 = l2
+            self.l3 = l3
+        }
+
+        /// The group order n (SEC 2 §2.4.1).
+        static let n = Scalar(0xBFD2_5E8C_D036_4141, 0xBAAE_DCE6_AF48_A03B, 0xFFFF_FFFF_FFFF_FFFE, .max)
+        /// −n⁻¹ mod 2^64, the Montgomery reduction factor.
+        static let nPrime: UInt64 = 0x4B0D_FF66_5588_B13F
+        /// 2^512 mod n: multiplying by it (Montgomery) converts into Montgomery form.
+        static let rSquared = Scalar(0x896C_F214_67D7_D140, 0x7414_96C2_0E7C_F878, 0xE697_F5E4_5BCD_07C6, 0x9D67_1CD5_81C6_9BC5)
+        /// p − n: an x coordinate ≥ n exists only when r < p − n (SEC 1 §4.1.4 step 7).
+        static let pMinusN = Scalar(0x402D_A172_2FC9_BAEE, 0x4551_2319_50B7_5FC4, 1, 0)
+        static let zero = Scalar(0, 0, 0, 0)
+        static let one = Scalar(1, 0, 0, 0)
+
+        /// The raw 256-bit big-endian integer at `offset` (not reduced).
+        init(bigEndian bytes: [UInt8], at offset: Int = 0) {
+            let limbs = loadBigEndianLimbs(bytes, at: offset)
+            self.init(limbs.0, limbs.1, limbs.2, limbs.3)
+        }
+
+        var bigEndianBytes: [UInt8] { storeBigEndianLimbs((l0, l1, l2, l3)) }
+
+        var isZero: Bool { (l0 | l1 | l2 | l3) == 0 }
+
+        @inline(__always)
+        static func < (a: Scalar, b: Scalar) -> Bool {
+            if a.l3 != b.l3 { return a.l3 < b.l3 }
+            if a.l2 != b.l2 { return a.l2 < b.l2 }
+            if a.l1 != b.l1 { return a.l1 < b.l1 }
+            return a.l0 < b.l0
+        }
+
+        /// In [1, n−1], as ECDSA requires of r and s (SEC 1 §4.1.4 step 1).
+        var isValidNonZero: Bool { !isZero && self < Self.n }
+
+        /// The raw integer mod n; any 256-bit value is below 2n, so one subtraction is enough.
+        var reducedModN: Scalar { self < Self.n ? self : subtractingRaw(Self.n).value }
+
+        @inline(__always)
+        func subtractingRaw(_ b: Scalar) -> (value: Scalar, borrow: UInt64) {
+            var borrow: UInt64
+            var r0: UInt64, r1: UInt64, r2: UInt64, r3: UInt64
+            (r0, borrow) = subBorrow(l0, b.l0, 0)
+            (r1, borrow) = subBorrow(l1, b.l1, borrow)
+            (r2, borrow) = subBorrow(l2, b.l2, borrow)
+            (r3, borrow) = subBorrow(l3, b.l3, borrow)
+            return (Scalar(r0, r1, r2, r3), borrow)
+        }
+
+        @inline(__always)
+        func addingRaw(_ b: Scalar) -> (value: Scalar, carry: UInt64) {
+            var carry: UInt64
+            var r0: UInt64, r1: UInt64, r2: UInt64, r3: UInt64
+            (r0, carry) = addCarry(l0, b.l0, 0)
+            (r1, carry) = addCarry(l1, b.l1, carry)
+            (r2, carry) = addCarry(l2, b.l2, carry)
+            (r3, carry) = addCarry(l3, b.l3, carry)
+            return (Scalar(r0, r1, r2, r3), carry)
+        }
+
+        /// (a + b) mod n for a, b < n.
+        static func + (a: Scalar, b: Scalar) -> Scalar {
+            let sum = a.addingRaw(b)
+            return sum.carry != 0 || !(sum.value < n) ? sum.value.subtractingRaw(n).value : sum.value
+        }
+
+        /// n − a for a in [1, n−1]; zero stays zero.
+        var negated: Scalar { isZero ? self : Self.n.subtractingRaw(self).value }
+
+        /// a·b·2^−256 mod n (CIOS Montgomery multiplication) for a, b < n.
+        @inline(__always)
+        static func montgomeryProduct(_ a: Scalar, _ b: Scalar) -> Scalar {
+            var t0: UInt64 = 0, t1: UInt64 = 0, t2: UInt64 = 0, t3: UInt64 = 0, t4: UInt64 = 0
+            @inline(__always)
+            func step(_ bi: UInt64) {
+                var k: UInt64
+                var t5: UInt64
+                (t0, k) = mac(a.l0, bi, t0, 0)
+                (t1, k) = mac(a.l1, bi, t1, k)
+                (t2, k) = mac(a.l2, bi, t2, k)
+                (t3, k) = mac(a.l3, bi, t3, k)
+                (t4, t5) = addCarry(t4, k, 0)
+                let m = t0 &* nPrime
+                (_, k) = mac(m, n.l0, t0, 0)
+                (t0, k) = mac(m, n.l1, t1, k)
+                (t1, k) = mac(m, n.l2, t2, k)
+                (t2, k) = mac(m, n.l3, t3, k)
+                (t3, k) = addCarry(t4, k, 0)
+                t4 = t5 &+ k
+            }
+            step(b.l0)
+            step(b.l1)
+            step(b.l2)
+            step(b.l3)
+            let t = Scalar(t0, t1, t2, t3)
+            return t4 != 0 || !(t < n) ? t.subtractingRaw(n).value : t
+        }
+
+        /// a·b mod n when `bMontgomery` is b in Montgomery form.
+        @inline(__always)
+        func times(montgomery bMontgomery: Scalar) -> Scalar { Self.montgomeryProduct(self, bMontgomery) }
+
+        var montgomery: Scalar { Self.montgomeryProduct(self, Self.rSquared) }
+
+        /// a^(n−2)·2^256 mod n: the inverse of a nonzero a, in Montgomery form (Fermat).
+        var inverseMontgomery: Scalar {
+            let base = montgomery
+            // Odd and even powers base^0…base^15 for a fixed 4-bit window over n − 2.
+            var powers = [Scalar](repeating: Self.one.montgomery, count: 16)
+            for i in 1..<16 { powers[i] = Self.montgomeryProduct(powers[i - 1], base) }
+            let exponent = Self.n.subtractingRaw(Scalar(2, 0, 0, 0)).value
+            var result = powers[0]
+            for limb in [exponent.l3, exponent.l2, exponent.l1, exponent.l0] {
+                for shift in stride(from: 60, through: 0, by: -4) {
+                    for _ in 0..<4 { result = Self.montgomeryProduct(result, result) }
+                    let digit = Int((limb >> UInt64(shift)) & 0xF)
+                    if digit != 0 { result = Self.montgomeryProduct(result, powers[digit]) }
+                }
+            }
+            return result
+        }
+    }
+}
