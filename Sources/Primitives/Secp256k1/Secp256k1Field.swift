@@ -130,40 +130,7 @@ extension Secp256k1 {
         }
 
         @inline(__always)
-        var squared: FieldElement {
-            var k: UInt64
-            var t1: UInt64, t2: UInt64, t3: UInt64, t4: UInt64, t5: UInt64, t6: UInt64
-            // Cross products a_i·a_j (i < j), then doubled, then the squares on the diagonal.
-            (t1, k) = mac(l0, l1, 0, 0)
-            (t2, k) = mac(l0, l2, 0, k)
-            (t3, t4) = mac(l0, l3, 0, k)
-            (t3, k) = mac(l1, l2, t3, 0)
-            (t4, t5) = mac(l1, l3, t4, k)
-            (t5, t6) = mac(l2, l3, t5, 0)
-
-            let t7 = t6 >> 63
-            t6 = t6 << 1 | t5 >> 63
-            t5 = t5 << 1 | t4 >> 63
-            t4 = t4 << 1 | t3 >> 63
-            t3 = t3 << 1 | t2 >> 63
-            t2 = t2 << 1 | t1 >> 63
-            t1 = t1 << 1
-
-            let s0 = l0.multipliedFullWidth(by: l0)
-            let s1 = l1.multipliedFullWidth(by: l1)
-            let s2 = l2.multipliedFullWidth(by: l2)
-            let s3 = l3.multipliedFullWidth(by: l3)
-            let r0 = s0.low
-            var r1: UInt64, r2: UInt64, r3: UInt64, r4: UInt64, r5: UInt64, r6: UInt64, r7: UInt64
-            (r1, k) = addCarry(t1, s0.high, 0)
-            (r2, k) = addCarry(t2, s1.low, k)
-            (r3, k) = addCarry(t3, s1.high, k)
-            (r4, k) = addCarry(t4, s2.low, k)
-            (r5, k) = addCarry(t5, s2.high, k)
-            (r6, k) = addCarry(t6, s3.low, k)
-            (r7, _) = addCarry(t7, s3.high, k)
-            return Self.reduce(r0, r1, r2, r3, r4, r5, r6, r7)
-        }
+        var squared: FieldElement { self * self }
 
         /// Multiplication by a small constant (the curve's b = 7 and the like).
         @inline(__always)
@@ -251,7 +218,7 @@ extension Secp256k1 {
     }
 }
 
-/// lo + a·b + carry, which always fits in 128 bits.
+/// accumulator + a·b + carry, which always fits in 128 bits.
 @inline(__always)
 func mac(_ a: UInt64, _ b: UInt64, _ accumulator: UInt64, _ carry: UInt64) -> (low: UInt64, high: UInt64) {
     let product = a.multipliedFullWidth(by: b)
@@ -264,14 +231,15 @@ func mac(_ a: UInt64, _ b: UInt64, _ accumulator: UInt64, _ carry: UInt64) -> (l
 func addCarry(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (sum: UInt64, carry: UInt64) {
     let (s1, o1) = a.addingReportingOverflow(b)
     let (s2, o2) = s1.addingReportingOverflow(carry)
-    return (s2, (o1 || o2) ? 1 : 0)
+    // Not `||`: a short-circuit turns the carry chain into branches.
+    return (s2, (o1 ? 1 : 0) | (o2 ? 1 : 0))
 }
 
 @inline(__always)
 func subBorrow(_ a: UInt64, _ b: UInt64, _ borrow: UInt64) -> (difference: UInt64, borrow: UInt64) {
     let (d1, o1) = a.subtractingReportingOverflow(b)
     let (d2, o2) = d1.subtractingReportingOverflow(borrow)
-    return (d2, (o1 || o2) ? 1 : 0)
+    return (d2, (o1 ? 1 : 0) | (o2 ? 1 : 0))
 }
 
 /// Four little-endian limbs from 32 big-endian bytes at `offset`.

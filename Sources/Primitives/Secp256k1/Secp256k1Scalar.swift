@@ -81,30 +81,32 @@ extension Secp256k1 {
         /// a·b·2^−256 mod n (CIOS Montgomery multiplication) for a, b < n.
         @inline(__always)
         static func montgomeryProduct(_ a: Scalar, _ b: Scalar) -> Scalar {
-            var t0: UInt64 = 0, t1: UInt64 = 0, t2: UInt64 = 0, t3: UInt64 = 0, t4: UInt64 = 0
-            @inline(__always)
-            func step(_ bi: UInt64) {
-                var k: UInt64
-                var t5: UInt64
-                (t0, k) = mac(a.l0, bi, t0, 0)
-                (t1, k) = mac(a.l1, bi, t1, k)
-                (t2, k) = mac(a.l2, bi, t2, k)
-                (t3, k) = mac(a.l3, bi, t3, k)
-                (t4, t5) = addCarry(t4, k, 0)
-                let m = t0 &* nPrime
-                (_, k) = mac(m, n.l0, t0, 0)
-                (t0, k) = mac(m, n.l1, t1, k)
-                (t1, k) = mac(m, n.l2, t2, k)
-                (t2, k) = mac(m, n.l3, t3, k)
-                (t3, k) = addCarry(t4, k, 0)
-                t4 = t5 &+ k
-            }
-            step(b.l0)
-            step(b.l1)
-            step(b.l2)
-            step(b.l3)
-            let t = Scalar(t0, t1, t2, t3)
-            return t4 != 0 || !(t < n) ? t.subtractingRaw(n).value : t
+            var t = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+            montgomeryStep(&t, a, b.l0)
+            montgomeryStep(&t, a, b.l1)
+            montgomeryStep(&t, a, b.l2)
+            montgomeryStep(&t, a, b.l3)
+            let result = Scalar(t.0, t.1, t.2, t.3)
+            return t.4 != 0 || !(result < n) ? result.subtractingRaw(n).value : result
+        }
+
+        /// t ← (t + a·bi + m·n) / 2^64, with m chosen so the division is exact.
+        @inline(__always)
+        private static func montgomeryStep(_ t: inout (UInt64, UInt64, UInt64, UInt64, UInt64), _ a: Scalar, _ bi: UInt64) {
+            var k: UInt64
+            var overflow: UInt64
+            (t.0, k) = mac(a.l0, bi, t.0, 0)
+            (t.1, k) = mac(a.l1, bi, t.1, k)
+            (t.2, k) = mac(a.l2, bi, t.2, k)
+            (t.3, k) = mac(a.l3, bi, t.3, k)
+            (t.4, overflow) = addCarry(t.4, k, 0)
+            let m = t.0 &* nPrime
+            (_, k) = mac(m, n.l0, t.0, 0)
+            (t.0, k) = mac(m, n.l1, t.1, k)
+            (t.1, k) = mac(m, n.l2, t.2, k)
+            (t.2, k) = mac(m, n.l3, t.3, k)
+            (t.3, k) = addCarry(t.4, k, 0)
+            t.4 = overflow &+ k
         }
 
         /// a·b mod n when `bMontgomery` is b in Montgomery form.
