@@ -107,6 +107,23 @@ final class Secp256k1ArithmeticTests: XCTestCase {
         }
     }
 
+    func test_scalar_inverse_ofPowersOfTwoAndEdges_matchesOpenSSL() {
+        // Powers of two exercise the whole-limb shifts of the binary GCD.
+        var values: [Scalar] = []
+        for bit in 0..<256 {
+            var limbs: [UInt64] = [0, 0, 0, 0]
+            limbs[bit / 64] = 1 << UInt64(bit % 64)
+            values.append(Scalar(limbs[0], limbs[1], limbs[2], limbs[3]).reducedModN)
+        }
+        values += [Scalar.n.subtractingRaw(.one).value, Scalar.n.subtractingRaw(Scalar(2, 0, 0, 0)).value, Secp256k1.Scalar.rModN]
+        for value in values {
+            let inverse = Scalar.montgomeryProduct(value.inverseMontgomery, .one)
+            XCTAssertEqual(inverse.bigEndianBytes, reference.modInverse(value.bigEndianBytes, reference.n))
+        }
+        XCTAssertEqual(Scalar.zero.inverseMontgomery, .zero)
+        XCTAssertEqual(Scalar.n.inverseMontgomery, .zero, "not a valid scalar")
+    }
+
     func test_scalar_rangeChecks_andReduction() {
         let n = Scalar.n
         XCTAssertFalse(Scalar.zero.isValidNonZero)
