@@ -70,13 +70,13 @@ extension Secp256k1 {
             (r1, carry) = addCarry(a.l1, b.l1, carry)
             (r2, carry) = addCarry(a.l2, b.l2, carry)
             (r3, carry) = addCarry(a.l3, b.l3, carry)
-            // A carry out is 2^256 ≡ c; folding it in can carry once more only when the sum was near 2^257.
-            while carry != 0 {
-                (r0, carry) = addCarry(r0, c, 0)
-                (r1, carry) = addCarry(r1, 0, carry)
-                (r2, carry) = addCarry(r2, 0, carry)
-                (r3, carry) = addCarry(r3, 0, carry)
-            }
+            // A carry out is 2^256 ≡ c. It is folded in with a mask, not a branch: it is set half the
+            // time. Folding can carry once more only for sums near 2^257, which is rare and then tiny.
+            (r0, carry) = addCarry(r0, c & (0 &- carry), 0)
+            (r1, carry) = addCarry(r1, 0, carry)
+            (r2, carry) = addCarry(r2, 0, carry)
+            (r3, carry) = addCarry(r3, 0, carry)
+            if carry != 0 { r0 &+= c }
             return FieldElement(r0, r1, r2, r3)
         }
 
@@ -87,13 +87,13 @@ extension Secp256k1 {
             (r1, borrow) = subBorrow(a.l1, b.l1, borrow)
             (r2, borrow) = subBorrow(a.l2, b.l2, borrow)
             (r3, borrow) = subBorrow(a.l3, b.l3, borrow)
-            // A borrow means the limbs hold the difference + 2^256; subtract c to take 2^256 ≡ c away.
-            while borrow != 0 {
-                (r0, borrow) = subBorrow(r0, c, 0)
-                (r1, borrow) = subBorrow(r1, 0, borrow)
-                (r2, borrow) = subBorrow(r2, 0, borrow)
-                (r3, borrow) = subBorrow(r3, 0, borrow)
-            }
+            // A borrow means the limbs hold the difference + 2^256; subtracting c takes 2^256 ≡ c away
+            // (masked, as above). A second borrow leaves a value near 2^256, so a third cannot happen.
+            (r0, borrow) = subBorrow(r0, c & (0 &- borrow), 0)
+            (r1, borrow) = subBorrow(r1, 0, borrow)
+            (r2, borrow) = subBorrow(r2, 0, borrow)
+            (r3, borrow) = subBorrow(r3, 0, borrow)
+            if borrow != 0 { r0 &-= c }
             return FieldElement(r0, r1, r2, r3)
         }
 
@@ -157,10 +157,11 @@ extension Secp256k1 {
             (r2, k) = mac(t6, c, t2, k)
             (r3, k) = mac(t7, c, t3, k)
             // k < 2^34, so k·c < 2^67 and the second fold touches two limbs plus a carry.
-            let fold = k.multipliedFullWidth(by: c)
+            // Through `mac`, the carry out of r0 rides in the high word (add-with-carry, no branch);
+            // the carries further up are rare, so their branches predict well.
             var carry: UInt64
-            (r0, carry) = addCarry(r0, fold.low, 0)
-            (r1, carry) = addCarry(r1, fold.high, carry)
+            (r0, k) = mac(k, c, r0, 0)
+            (r1, carry) = addCarry(r1, k, 0)
             (r2, carry) = addCarry(r2, 0, carry)
             (r3, carry) = addCarry(r3, 0, carry)
             if carry != 0 {
@@ -227,19 +228,22 @@ func mac(_ a: UInt64, _ b: UInt64, _ accumulator: UInt64, _ carry: UInt64) -> (l
     return (s2, product.high &+ (o1 ? 1 : 0) &+ (o2 ? 1 : 0))
 }
 
+// The carries come from comparisons, not from `addingReportingOverflow` flags: LLVM turns a flag fed
+// into the next limb's addition into a data-dependent branch that mispredicts half the time, while
+// these compile to add/adc and sub/sbb chains.
+
 @inline(__always)
 func addCarry(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (sum: UInt64, carry: UInt64) {
-    let (s1, o1) = a.addingReportingOverflow(b)
-    let (s2, o2) = s1.addingReportingOverflow(carry)
-    // Not `||`: a short-circuit turns the carry chain into branches.
-    return (s2, (o1 ? 1 : 0) | (o2 ? 1 : 0))
+    let s1 = a &+ b
+    let s2 = s1 &+ carry
+    return (s2, (s1 < a ? 1 : 0) | (s2 < s1 ? 1 : 0))
 }
 
 @inline(__always)
 func subBorrow(_ a: UInt64, _ b: UInt64, _ borrow: UInt64) -> (difference: UInt64, borrow: UInt64) {
-    let (d1, o1) = a.subtractingReportingOverflow(b)
-    let (d2, o2) = d1.subtractingReportingOverflow(borrow)
-    return (d2, (o1 ? 1 : 0) | (o2 ? 1 : 0))
+    let d1 = a &- b
+    let d2 = d1 &- borrow
+    return (d2, (a < b ? 1 : 0) | (d1 < borrow ? 1 : 0))
 }
 
 /// Four little-endian limbs from 32 big-endian bytes at `offset`.

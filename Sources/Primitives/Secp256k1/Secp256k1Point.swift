@@ -115,6 +115,34 @@ extension Secp256k1 {
             return combine(u1: x, u2: u2, s1: y, s2: s2, zProduct: z)
         }
 
+        /// P + Q for Q = (x·s², y·s³) given as (x, y) and the scale s: 9M + 3S. The main loop works in a
+        /// frame where the public-key table is affine (see `PublicKeyTable`); generator points enter it
+        /// this way, at one multiplication more than a plain mixed addition.
+        @inline(__always)
+        func adding(_ q: AffinePoint, scaledBy scale: FieldElement) -> JacobianPoint {
+            if isInfinity {
+                let scale2 = scale.squared
+                return JacobianPoint(x: q.x * scale2, y: q.y * scale2 * scale, z: .one)
+            }
+            let zs = z * scale
+            let zs2 = zs.squared
+            let u2 = q.x * zs2
+            let s2 = q.y * zs2 * zs
+            return combine(u1: x, u2: u2, s1: y, s2: s2, zProduct: z)
+        }
+
+        /// P + Q for affine Q with the ratio h = Z3/Z1 as well; nil when P = ∞ or P = ±Q, which the
+        /// table builder rules out.
+        func addingReportingRatio(_ q: AffinePoint) -> (sum: JacobianPoint, ratio: FieldElement)? {
+            guard !isInfinity else { return nil }
+            let z1z1 = z.squared
+            let u2 = q.x * z1z1
+            let s2 = q.y * z1z1 * z
+            let h = u2 - x
+            guard !h.isZero else { return nil }
+            return (combine(u1: x, u2: u2, s1: y, s2: s2, zProduct: z), h)
+        }
+
         /// The shared tail of both additions, on U1 = X1·Z2², U2 = X2·Z1², S1 = Y1·Z2³, S2 = Y2·Z1³.
         @inline(__always)
         private func combine(

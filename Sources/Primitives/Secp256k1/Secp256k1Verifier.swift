@@ -54,38 +54,24 @@ extension Secp256k1 {
         let streamLow = WNAF(Scalar(u1.l0, u1.l1, 0, 0), width: GeneratorTable.width)
         let streamHigh = WNAF(Scalar(u1.l2, u1.l3, 0, 0), width: GeneratorTable.width)
 
-        let multiples = oddMultiples(of: q)
-        let tableQ = k1.isNegative ? multiples.map(\.negated) : multiples
-        let tableLambdaQ = multiples.map { point in
-            JacobianPoint(x: point.x * Endomorphism.beta, y: k2.isNegative ? -point.y : point.y, z: point.z)
+        guard let table = PublicKeyTable(q, count: 1 << (publicKeyWidth - 2)) else { return .infinity }
+        let tableQ = k1.isNegative ? table.points.map(\.negated) : table.points
+        let tableLambdaQ = table.points.map { point in
+            AffinePoint(x: point.x * Endomorphism.beta, y: k2.isNegative ? -point.y : point.y)
         }
 
+        // The loop runs in the frame where the public-key tables are affine (see PublicKeyTable);
+        // generator points are scaled into it, and the result is scaled back by the common Z.
         var result = JacobianPoint.infinity
         let top = max(streamQ.count, streamLambdaQ.count, streamLow.count, streamHigh.count)
         for i in stride(from: top - 1, through: 0, by: -1) {
             if !result.isInfinity { result = result.doubled() }
             if let point = entry(tableQ, streamQ.digits[i]) { result = result.adding(point) }
             if let point = entry(tableLambdaQ, streamLambdaQ.digits[i]) { result = result.adding(point) }
-            if let point = entry(generator.low, streamLow.digits[i]) { result = result.adding(point) }
-            if let point = entry(generator.high, streamHigh.digits[i]) { result = result.adding(point) }
+            if let point = entry(generator.low, streamLow.digits[i]) { result = result.adding(point, scaledBy: table.z) }
+            if let point = entry(generator.high, streamHigh.digits[i]) { result = result.adding(point, scaledBy: table.z) }
         }
-        return result
-    }
-
-    /// Q, 3Q, …, (2^(w−1) − 1)·Q in Jacobian coordinates.
-    static func oddMultiples(of q: AffinePoint) -> [JacobianPoint] {
-        let first = JacobianPoint(q)
-        let twice = first.doubled()
-        var table = [first]
-        table.reserveCapacity(1 << (publicKeyWidth - 2))
-        while table.count < 1 << (publicKeyWidth - 2) { table.append(table[table.count - 1].adding(twice)) }
-        return table
-    }
-
-    @inline(__always)
-    private static func entry(_ table: [JacobianPoint], _ digit: Int16) -> JacobianPoint? {
-        if digit == 0 { return nil }
-        return digit > 0 ? table[Int(digit) >> 1] : table[Int(-digit) >> 1].negated
+        return JacobianPoint(x: result.x, y: result.y, z: result.z * table.z)
     }
 
     @inline(__always)
