@@ -1,4 +1,6 @@
+import Dispatch
 @testable import Primitives
+import Synchronization
 import XCTest
 
 final class Secp256k1VerifierTests: XCTestCase {
@@ -15,6 +17,25 @@ final class Secp256k1VerifierTests: XCTestCase {
                 XCTAssertFalse(key.publicKey.isValidSignature(raw: signature.raw, for: message + [0], hash: .sha256))
             }
         }
+    }
+
+    func test_concurrentVerification_fromManyThreads_agrees() throws {
+        // The generator table is built lazily by whichever thread verifies first; every thread must see
+        // the same, complete table.
+        let key = try ECDSAPrivateKey.generate(curve: .secp256k1)
+        let messages = (0..<32).map { Array("message \($0)".utf8) }
+        let signatures = try messages.map { try key.signature(for: $0, hash: .sha256).raw }
+        let publicKey = key.publicKey
+        let failures = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for index in messages.indices {
+                let message = messages[(index + worker) % messages.count]
+                let signature = signatures[(index + worker) % messages.count]
+                if !publicKey.isValidSignature(raw: signature, for: message, hash: .sha256) { failures.add(1, ordering: .relaxed) }
+                if publicKey.isValidSignature(raw: signature, for: message + [1], hash: .sha256) { failures.add(1, ordering: .relaxed) }
+            }
+        }
+        XCTAssertEqual(failures.load(ordering: .relaxed), 0)
     }
 
     func test_sha384AndSHA512Digests_useTheirLeftmost256Bits() throws {

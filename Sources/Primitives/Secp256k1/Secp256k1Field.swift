@@ -129,20 +129,9 @@ extension Secp256k1 {
             return reduce(t0, t1, t2, t3, t4, t5, t6, t7)
         }
 
+        /// A dedicated squaring (10 limb products instead of 16) measured no faster in the verifier.
         @inline(__always)
         var squared: FieldElement { self * self }
-
-        /// Multiplication by a small constant (the curve's b = 7 and the like).
-        @inline(__always)
-        func times(_ small: UInt64) -> FieldElement {
-            var k: UInt64
-            var r0: UInt64, r1: UInt64, r2: UInt64, r3: UInt64
-            (r0, k) = mac(l0, small, 0, 0)
-            (r1, k) = mac(l1, small, 0, k)
-            (r2, k) = mac(l2, small, 0, k)
-            (r3, k) = mac(l3, small, 0, k)
-            return Self.reduce(r0, r1, r2, r3, k, 0, 0, 0)
-        }
 
         /// t mod p for a 512-bit t, folding the high half in as 2^256 ≡ c (twice: c is 33 bits).
         @inline(__always)
