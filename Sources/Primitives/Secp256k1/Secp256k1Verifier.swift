@@ -1,5 +1,5 @@
 extension Secp256k1 {
-    /// wNAF width for the public-key streams: 2^(w−2) = 8 Jacobian points per table.
+    /// wNAF width for the public-key streams: 2^(w−2) = 8 points per table.
     static let publicKeyWidth = 5
 
     /// ECDSA verification (SEC 1 §4.1.4) of r‖s (32 bytes each, big-endian) against a digest, with the
