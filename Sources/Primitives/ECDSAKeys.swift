@@ -24,13 +24,28 @@ public struct ECDSAPublicKey: Sendable {
 
     /// Checks an r||s signature (each `curve.scalarSize` bytes) over `hash(message)`. High-S signatures
     /// verify; callers that require low S check `ECDSA.isLowS` as well.
+    /// secp256k1 runs natively (OpenSSL 3.0 has no fast path for it); the other curves use OpenSSL.
     public func isValidSignature(raw rs: [UInt8], for message: [UInt8], hash: HashAlgorithm) -> Bool {
+        guard curve == .secp256k1 else { return openSSLIsValidSignature(raw: rs, for: message, hash: hash) }
+        return Secp256k1.isValidSignature(raw: rs, digest: hash.hash(message), uncompressedKey: uncompressed)
+    }
+
+    /// Checks a DER `ECDSA-Sig-Value` over `hash(message)`; non-canonical DER is rejected, as OpenSSL does.
+    public func isValidSignature(der: [UInt8], for message: [UInt8], hash: HashAlgorithm) -> Bool {
+        guard curve == .secp256k1 else { return openSSLIsValidSignature(der: der, for: message, hash: hash) }
+        // OpenSSL accepts only DER that re-encodes to the same bytes.
+        guard let rs = try? ECDSA.raw(fromDER: der, curve: curve),
+              (try? ECDSA.der(fromRaw: rs, curve: curve)) == der else { return false }
+        return Secp256k1.isValidSignature(raw: rs, digest: hash.hash(message), uncompressedKey: uncompressed)
+    }
+
+    /// OpenSSL's verdict on every curve, which the native secp256k1 path is tested against.
+    func openSSLIsValidSignature(raw rs: [UInt8], for message: [UInt8], hash: HashAlgorithm) -> Bool {
         guard let der = try? ECDSA.der(fromRaw: rs, curve: curve) else { return false }
         return ECDSA.verify(key: key, der: der, message: message, hash: hash)
     }
 
-    /// Checks a DER `ECDSA-Sig-Value` over `hash(message)`; non-canonical DER is rejected by OpenSSL.
-    public func isValidSignature(der: [UInt8], for message: [UInt8], hash: HashAlgorithm) -> Bool {
+    func openSSLIsValidSignature(der: [UInt8], for message: [UInt8], hash: HashAlgorithm) -> Bool {
         ECDSA.verify(key: key, der: der, message: message, hash: hash)
     }
 }

@@ -1,0 +1,82 @@
+extension Secp256k1 {
+    /// wNAF width for the public-key streams: 2^(w−2) = 8 points per table.
+    static let publicKeyWidth = 5
+
+    /// ECDSA verification (SEC 1 §4.1.4) of r‖s (32 bytes each, big-endian) against a digest, with the
+    /// same accept/reject decisions as OpenSSL: r and s in [1, n−1], e = the leftmost 256 bits of the
+    /// digest, and R = u1·G + u2·Q accepted when R ≠ ∞ and x(R) mod n = r. High S is accepted.
+    static func isValidSignature(raw rs: [UInt8], digest: [UInt8], publicKey q: AffinePoint) -> Bool {
+        guard rs.count == 64 else { return false }
+        let r = Scalar(bigEndian: rs, at: 0)
+        let s = Scalar(bigEndian: rs, at: 32)
+        guard r.isValidNonZero, s.isValidNonZero else { return false }
+        let e = truncatedDigest(digest).reducedModN
+        let sInverse = s.inverseMontgomery
+        let u1 = e.times(montgomery: sInverse)
+        let u2 = r.times(montgomery: sInverse)
+        let point = linearCombination(u1: u1, u2: u2, q: q)
+        return xCoordinate(of: point, matches: r)
+    }
+
+    /// The same check for a key given as SEC1 0x04‖x‖y that has already been validated.
+    static func isValidSignature(raw rs: [UInt8], digest: [UInt8], uncompressedKey key: [UInt8]) -> Bool {
+        guard key.count == 65, key[0] == 0x04,
+              let x = FieldElement(bigEndian: key, at: 1), let y = FieldElement(bigEndian: key, at: 33) else { return false }
+        return isValidSignature(raw: rs, digest: digest, publicKey: AffinePoint(x: x, y: y))
+    }
+
+    /// The leftmost 256 bits of the digest as an integer (SEC 1 §4.1.3 step 5); shorter digests are
+    /// taken whole, as OpenSSL does.
+    static func truncatedDigest(_ digest: [UInt8]) -> Scalar {
+        let used = digest.prefix(32)
+        return Scalar(bigEndian: [UInt8](repeating: 0, count: 32 - used.count) + used)
+    }
+
+    /// x(R) mod n = r without leaving Jacobian coordinates: x(R) = X/Z² is r or r + n (the latter only
+    /// when r + n < p), so compare X with r·Z² and (r + n)·Z².
+    static func xCoordinate(of point: JacobianPoint, matches r: Scalar) -> Bool {
+        guard !point.isInfinity else { return false }
+        let zz = point.z.squared
+        let x = point.x
+        if (FieldElement(r.l0, r.l1, r.l2, r.l3) * zz).isEqual(to: x) { return true }
+        guard r < Scalar.pMinusN else { return false }
+        let rPlusN = r.addingRaw(Scalar.n).value
+        return (FieldElement(rPlusN.l0, rPlusN.l1, rPlusN.l2, rPlusN.l3) * zz).isEqual(to: x)
+    }
+
+    /// u1·G + u2·Q by Strauss–Shamir over four wNAF streams: u1 split into 128-bit halves against the
+    /// G and 2^128·G tables, u2 split by the GLV endomorphism against tables of Q and λ·Q.
+    static func linearCombination(u1: Scalar, u2: Scalar, q: AffinePoint) -> JacobianPoint {
+        let generator = GeneratorTable.shared
+        let (k1, k2) = Endomorphism.split(u2)
+        let streamQ = WNAF(k1.magnitude, width: publicKeyWidth)
+        let streamLambdaQ = WNAF(k2.magnitude, width: publicKeyWidth)
+        let streamLow = WNAF(Scalar(u1.l0, u1.l1, 0, 0), width: GeneratorTable.width)
+        let streamHigh = WNAF(Scalar(u1.l2, u1.l3, 0, 0), width: GeneratorTable.width)
+
+        guard let table = PublicKeyTable(q, count: 1 << (publicKeyWidth - 2)) else { return .infinity }
+        let tableQ = k1.isNegative ? table.points.map(\.negated) : table.points
+        let tableLambdaQ = table.points.map { point in
+            AffinePoint(x: point.x * Endomorphism.beta, y: k2.isNegative ? -point.y : point.y)
+        }
+
+        // The loop runs in the frame where the public-key tables are affine (see PublicKeyTable);
+        // generator points are scaled into it, and the result is scaled back by the common Z.
+        var result = JacobianPoint.infinity
+        let top = max(streamQ.count, streamLambdaQ.count, streamLow.count, streamHigh.count)
+        for i in stride(from: top - 1, through: 0, by: -1) {
+            if !result.isInfinity { result = result.doubled() }
+            if let point = entry(tableQ, streamQ.digits[i]) { result = result.adding(point) }
+            if let point = entry(tableLambdaQ, streamLambdaQ.digits[i]) { result = result.adding(point) }
+            if let point = entry(generator.low, streamLow.digits[i]) { result = result.adding(point, scaledBy: table.z) }
+            if let point = entry(generator.high, streamHigh.digits[i]) { result = result.adding(point, scaledBy: table.z) }
+        }
+        return JacobianPoint(x: result.x, y: result.y, z: result.z * table.z)
+    }
+
+    @inline(__always)
+    private static func entry(_ table: [AffinePoint], _ digit: Int16) -> AffinePoint? {
+        if digit == 0 { return nil }
+        return digit > 0 ? table[Int(digit) >> 1] : table[Int(-digit) >> 1].negated
+    }
+}
