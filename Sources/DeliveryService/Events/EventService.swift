@@ -90,6 +90,15 @@ final class EventService: Sendable {
             throw XRPCError(401, "TicketAlreadyUsed", "the ticket was used before; request a new one")
         }
         let scope: EventSubscription.Scope = ticket.convoID.map { .convo($0) } ?? .allConvos
-        return .accept(EventSubscription(did: ticket.did, scope: scope, cursor: cursor, service: self))
+        // Without a cursor the stream starts here: every event committed after this read is sent.
+        var initial: [String: Int64] = [:]
+        if cursor == nil {
+            if let convoID = ticket.convoID {
+                initial[convoID] = try store.lastEventSeq(convoID: convoID) ?? 0
+            } else {
+                for convo in try store.currentConvos(of: ticket.did) { initial[convo.convoID] = convo.lastEventSeq }
+            }
+        }
+        return .accept(EventSubscription(did: ticket.did, scope: scope, cursor: cursor, initial: initial, service: self))
     }
 }

@@ -32,13 +32,17 @@ final class EventSubscription: WebSocketHandler, Sendable {
     let scope: Scope
     /// The resume position from the `cursor` parameter, if any.
     let cursor: EventCursor?
+    /// Without a cursor: each log's end when the upgrade was accepted, so the stream starts at the
+    /// 101 response, not whenever the opening job runs.
+    let initial: [String: Int64]
     private let service: EventService
     private let state = Mutex(State())
 
-    init(did: String, scope: Scope, cursor: EventCursor?, service: EventService) {
+    init(did: String, scope: Scope, cursor: EventCursor?, initial: [String: Int64], service: EventService) {
         self.did = did
         self.scope = scope
         self.cursor = cursor
+        self.initial = initial
         self.service = service
     }
 
@@ -72,28 +76,27 @@ final class EventSubscription: WebSocketHandler, Sendable {
     // MARK: Opening (event workers)
 
     /// Works out where each conversation starts, after the hub routes its notifications here, then
-    /// catches up. Positions: the cursor's; for a conversation joined since (not in the cursor),
-    /// just before the caller's joined event; without a cursor, the log's end (live from now). A
-    /// conversation the caller has left since the cursor is replayed up to its departure event.
+    /// catches up. Positions: the cursor's, or without one the log's end at the upgrade; for a
+    /// conversation joined since, just before the caller's joined event. A conversation the caller
+    /// has left since is replayed up to its departure event.
     private func open() {
         do {
             var start: [String: Int64] = [:]
             switch scope {
             case .convo(let convoID):
-                if try service.store.isMember(convoID: convoID, did: did) {
+                if let position = initial[convoID] {
+                    start[convoID] = position
+                } else if try service.store.isMember(convoID: convoID, did: did) {
                     start[convoID] = try cursor?.position(of: convoID) ?? service.store.lastEventSeq(convoID: convoID) ?? 0
                 } else if let position = cursor?.position(of: convoID), try departure(convoID) > position {
                     start[convoID] = position
                 }
             case .allConvos:
-                for convo in try service.store.currentConvos(of: did) {
-                    if let cursor {
-                        start[convo.convoID] = try cursor.position(of: convo.convoID)
-                            ?? max(0, (service.store.lastMembershipEventSeq(convoID: convo.convoID, did: did,
-                                                                             actions: [.joined]) ?? 1) - 1)
-                    } else {
-                        start[convo.convoID] = convo.lastEventSeq
-                    }
+                start = initial
+                for convo in try service.store.currentConvos(of: did) where start[convo.convoID] == nil {
+                    start[convo.convoID] = try cursor?.position(of: convo.convoID)
+                        ?? max(0, (service.store.lastMembershipEventSeq(convoID: convo.convoID, did: did,
+                                                                         actions: [.joined]) ?? 1) - 1)
                 }
                 if let cursor, cursor.positions.count > start.count {
                     for convoID in try service.store.formerConvos(of: did) {
