@@ -16,6 +16,7 @@ public final class DeliveryServiceApp: Sendable {
     private let monitor: HealthMonitor
     private let maintenance: MaintenanceJob
     private let retention: RetentionJob
+    private let events: EventService
 
     public init(configuration base: ServiceConfiguration) throws {
         var configuration = base
@@ -40,7 +41,12 @@ public final class DeliveryServiceApp: Sendable {
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
         retention = RetentionJob(store: store, settings: try .fromEnvironment(configuration.environment), log: log)
         let limits = try configuration.limits.applying(environment: configuration.environment)
-        let methods = DeliveryServiceMethods.all(MethodEnvironment(store: store, log: log, limits: limits))
+        let environment = MethodEnvironment(store: store, log: log, limits: limits)
+        let events = try EventService(store: store, settings: try .fromEnvironment(configuration.environment),
+                                      serviceEndpoint: configuration.serviceEndpoint, log: log)
+        self.events = events
+        let methods = DeliveryServiceMethods.all(environment)
+            + [GetSubscriptionTicket.method(environment, events: events), SubscribeConvoEvents.method()]
         let metrics = ServiceMetrics(nsids: methods.map(\.nsid))
         let rateLimits = RateLimits(configuration: configuration.rateLimits)
         self.metrics = metrics
@@ -54,7 +60,10 @@ public final class DeliveryServiceApp: Sendable {
                                                                   endpoint: configuration.serviceEndpoint),
             ],
             authenticate: { header, nsid throws(AuthError) in try verifier.verify(authorization: header, lexiconMethod: nsid) },
-            log: log, rateLimits: rateLimits, metrics: metrics)
+            log: log, rateLimits: rateLimits, metrics: metrics,
+            webSocketRoutes: [EventService.subscribeNSID: { request, authenticate in
+                try events.upgrade(request, authenticate: authenticate)
+            }])
         var httpConfiguration = HTTPServerConfiguration()
         httpConfiguration.host = configuration.host
         httpConfiguration.port = configuration.port
@@ -82,6 +91,7 @@ public final class DeliveryServiceApp: Sendable {
         monitor.start()
         maintenance.start()
         retention.start()
+        events.start(databaseURL: configuration.databaseURL)
         log.info("listening", ["host": configuration.host, "port": String(server.port)])
     }
 
@@ -108,6 +118,7 @@ public final class DeliveryServiceApp: Sendable {
         monitor.stop()
         maintenance.stop()
         retention.stop()
+        events.stop()
         database.close()
         log.info("stopped")
     }

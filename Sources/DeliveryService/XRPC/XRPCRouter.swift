@@ -13,10 +13,12 @@ public final class XRPCRouter: HTTPResponder {
     private let methods: [String: XRPCMethod]
     private let limitClasses: [String: RateLimitClass]
     private let plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse]
-    private let authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?
-    private let log: Log
-    private let rateLimits: RateLimits?
-    private let metrics: ServiceMetrics?
+    let authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?
+    let log: Log
+    let rateLimits: RateLimits?
+    let metrics: ServiceMetrics?
+    /// WebSocket endpoints by NSID (XRPCRouter+WebSocket.swift).
+    let webSocketRoutes: [String: WebSocketRoute]
     private let requestCounter = Atomic<UInt64>(0)
     private let requestIDPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 
@@ -31,7 +33,7 @@ public final class XRPCRouter: HTTPResponder {
     /// - Parameter rateLimits: nil serves without limits.
     public init(methods: [XRPCMethod], plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse] = [:],
                 authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?, log: Log,
-                rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil) {
+                rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil, webSocketRoutes: [String: WebSocketRoute] = [:]) {
         var table: [String: XRPCMethod] = [:]
         for method in methods {
             precondition(table[method.nsid] == nil, "duplicate XRPC method \(method.nsid)")
@@ -44,6 +46,7 @@ public final class XRPCRouter: HTTPResponder {
         self.log = log
         self.rateLimits = rateLimits
         self.metrics = metrics
+        self.webSocketRoutes = webSocketRoutes
     }
 
     public var nsids: [String] { methods.keys.sorted() }

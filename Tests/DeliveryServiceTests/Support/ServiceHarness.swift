@@ -16,6 +16,8 @@ final class ServiceHarness {
     let plc: LoopbackHTTPServer
     let app: DeliveryServiceApp
     let databaseURL: String
+    /// The configuration `app` runs with; `startNode` reuses it.
+    let configuration: ServiceConfiguration
     private let adminURL: String
     private let databaseName: String
     private let client = HTTPClient(timeout: 10, maxBodySize: 64 << 20, allowPrivateAddresses: true)
@@ -49,8 +51,17 @@ final class ServiceHarness {
         configuration.environment = [
             "PLC_URL": plc.baseURL, "DID_RESOLVER_ALLOW_PRIVATE": "1", "SERVICE_DID": Self.serviceDID,
         ].merging(extra) { _, new in new }
+        self.configuration = configuration
         app = try DeliveryServiceApp(configuration: configuration)
         try app.start()
+    }
+
+    /// Another server process on the same database and PLC directory, as a second node behind a
+    /// load balancer would be; the caller shuts it down.
+    func startNode() throws -> DeliveryServiceApp {
+        let node = try DeliveryServiceApp(configuration: configuration)
+        try node.start()
+        return node
     }
 
     func shutdown() {

@@ -1,0 +1,39 @@
+import DeliveryStore
+import Foundation
+
+/// Reads a conversation's log and prepares its events for sending; messageEvents carry the message
+/// itself when its ciphertext is at most `inlineCiphertextLimit` bytes (thin-mode messages, which
+/// have none, always), otherwise only the pointer (seq, msgId, …) for a getMessages call.
+struct EventSource: Sendable {
+    let store: DeliveryStore
+    let inlineCiphertextLimit: Int
+    /// Events read per query.
+    let batchSize: Int
+
+    func events(convoID: String, after seq: Int64) throws -> [PreparedEvent] {
+        let events = try store.events(convoID: convoID, afterSeq: seq, limit: batchSize)
+        let messages = try inlineMessages(convoID: convoID, for: events)
+        return try events.map { event in
+            try PreparedEvent(event, message: event.kind == .messageEvent ? messages[Self.messageSeq(event)] : nil)
+        }
+    }
+
+    /// The messages the batch's messageEvents point at, by seq, in one range query.
+    private func inlineMessages(convoID: String, for events: [ConvoEvent]) throws -> [Int64: MessageRow] {
+        guard inlineCiphertextLimit > 0 else { return [:] }
+        let seqs = events.compactMap { $0.kind == .messageEvent ? Self.messageSeq($0) : nil }
+        guard let low = seqs.min(), let high = seqs.max() else { return [:] }
+        let page = try store.messages(convoID: convoID, MessageQuery(sinceSeq: low - 1, limit: Int(min(1000, high - low + 1))))
+        var rows: [Int64: MessageRow] = [:]
+        for row in page.messages where row.ciphertext.map({ $0.count <= inlineCiphertextLimit }) ?? true {
+            rows[row.seq] = row
+        }
+        return rows
+    }
+
+    /// The message seq in a messageEvent's payload (`{"seq": …}`); nil if absent.
+    private static func messageSeq(_ event: ConvoEvent) -> Int64 {
+        struct Pointer: Decodable { var seq: Int64 }
+        return (try? JSONDecoder().decode(Pointer.self, from: Data(event.payload.utf8)).seq) ?? -1
+    }
+}
