@@ -1,3 +1,4 @@
+import ATProto
 import Foundation
 
 /// Settings of real-time events from the environment (README, "Configuration").
