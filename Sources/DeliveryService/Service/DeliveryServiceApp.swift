@@ -38,9 +38,13 @@ public final class DeliveryServiceApp: Sendable {
                                            replayStore: replayStore)
         let store = DeliveryStore(database: database)
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
-        retention = RetentionJob(store: store, settings: try .fromEnvironment(configuration.environment), log: log)
+        let blobs = try BlobDirectory(root: configuration.blobDirectory)
+        let reclaimer = BlobReclaimer(store: store, blobs: blobs, log: log)
+        retention = RetentionJob(store: store, settings: try .fromEnvironment(configuration.environment), log: log,
+                                 extraSteps: [BlobRetention(reclaimer: reclaimer, now: { Date() }),
+                                              BlobFileSweep(reclaimer: reclaimer, now: { Date() })])
         let limits = try configuration.limits.applying(environment: configuration.environment)
-        let methods = DeliveryServiceMethods.all(MethodEnvironment(store: store, log: log, limits: limits))
+        let methods = DeliveryServiceMethods.all(MethodEnvironment(store: store, log: log, limits: limits, blobs: blobs))
         let metrics = ServiceMetrics(nsids: methods.map(\.nsid))
         let rateLimits = RateLimits(configuration: configuration.rateLimits)
         self.metrics = metrics

@@ -16,6 +16,8 @@ final class ServiceHarness {
     let plc: LoopbackHTTPServer
     let app: DeliveryServiceApp
     let databaseURL: String
+    /// BLOB_DIR: a fresh temporary directory unless the test names one; removed at shutdown.
+    let blobDirectory: String
     private let adminURL: String
     private let databaseName: String
     private let client = HTTPClient(timeout: 10, maxBodySize: 64 << 20, allowPrivateAddresses: true)
@@ -36,6 +38,7 @@ final class ServiceHarness {
         databaseURL = components.string!
 
         plc = try LoopbackHTTPServer()
+        blobDirectory = extra["BLOB_DIR"] ?? NSTemporaryDirectory() + "catbird-blobs-" + databaseName
         var configuration = ServiceConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
@@ -48,6 +51,7 @@ final class ServiceHarness {
         configuration.logLevel = .warning
         configuration.environment = [
             "PLC_URL": plc.baseURL, "DID_RESOLVER_ALLOW_PRIVATE": "1", "SERVICE_DID": Self.serviceDID,
+            "BLOB_DIR": blobDirectory,
         ].merging(extra) { _, new in new }
         app = try DeliveryServiceApp(configuration: configuration)
         try app.start()
@@ -56,6 +60,7 @@ final class ServiceHarness {
     func shutdown() {
         app.shutdown()
         plc.stop()
+        try? FileManager.default.removeItem(atPath: blobDirectory)
         if let admin = try? Database(url: adminURL, poolSize: 1) {
             _ = try? admin.execute("DROP DATABASE IF EXISTS \(databaseName) WITH (FORCE)")
             admin.close()
