@@ -140,6 +140,31 @@ final class BlobUploadTests: ServiceTestCase {
         _ = try blobID(try setup.blobs.upload([1, 2, 3], convo: setup.convo, as: setup.alice.identity))
     }
 
+    /// The value of one /metrics series, 0 when absent.
+    func metric(_ series: String) throws -> Int {
+        let text = String(decoding: try service.get(path: "/metrics").body, as: UTF8.self)
+        let line = text.split(separator: "\n").first { $0.hasPrefix(series + " ") }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+    }
+
+    func test_streamedUpload_isAuthenticatedFromTheHead_beforeAnyBody_andCounted() throws {
+        let setup = try makeSetup()
+        let unauthorized = "catbird_mls_requests_total{method=\"\(BlobFixture.upload)\",status=\"401\"}"
+        let accepted = "catbird_mls_requests_total{method=\"\(BlobFixture.upload)\",status=\"200\"}"
+        let before = (try metric(unauthorized), try metric(accepted))
+        let client = try BlobRawClient(port: try service.app.port)
+        client.send(Array(("POST /xrpc/\(BlobFixture.upload)?convoId=\(setup.convo) HTTP/1.1\r\nHost: x\r\n"
+            + "Content-Length: \(10 << 20)\r\n\r\n").utf8))
+        // Not one body byte sent: the answer comes from the head alone.
+        let response = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(response.status, 401)
+        XCTAssertTrue(response.body.contains("AuthenticationRequired") || response.body.contains("Auth"), response.body)
+        _ = try blobID(try setup.blobs.upload([7], convo: setup.convo, as: setup.alice.identity))
+        XCTAssertEqual(try metric(unauthorized), before.0 + 1)
+        XCTAssertEqual(try metric(accepted), before.1 + 1)
+        XCTAssertFalse(setup.blobs.files.contains { $0.hasPrefix("tmp/") })
+    }
+
     func test_nonMember_cannotUpload_orFetch() throws {
         let setup = try makeSetup()
         let rows = try setup.blobs.rowCount
