@@ -28,6 +28,10 @@ public enum DeliveryStoreError: Error, Sendable, Equatable {
     /// A welcome exists, but its recipient is no longer a member (removed since).
     case welcomeStale
     case invalidCursor
+    /// The upload would take the owner's blobs past `quota` bytes (`used` are stored already).
+    case quotaExceeded(used: Int64, quota: Int64)
+    /// A sendMessage attachment is not a blob of the message's conversation.
+    case invalidAttachment(String)
     /// The caller broke an argument precondition (e.g. a member list with a duplicate leaf).
     case invalidArgument(String)
     case database(StoreError)

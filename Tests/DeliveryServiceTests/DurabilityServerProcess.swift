@@ -27,6 +27,7 @@ final class DurabilityServerProcess: @unchecked Sendable {
             "SERVICE_DID": ServiceHarness.serviceDID, "SERVICE_ENDPOINT": "https://mls.test",
             "MIGRATIONS_DIR": ServiceHarness.repositoryRoot + "/migrations", "LOG_LEVEL": "info",
             "RATE_LIMIT_ENABLED": "0", "SHUTDOWN_GRACE_PERIOD": "10",
+            "BLOB_DIR": NSTemporaryDirectory() + "catbird-blobs-durability",
         ].merging(extra) { _, new in new }
         let pipe = Pipe()
         process.standardError = pipe

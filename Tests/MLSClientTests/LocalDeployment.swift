@@ -51,6 +51,7 @@ final class LocalDeployment {
         configuration.logLevel = .warning
         configuration.environment = [
             "PLC_URL": "http://127.0.0.1:\(plc.port)", "DID_RESOLVER_ALLOW_PRIVATE": "1", "SERVICE_DID": Self.serviceDID,
+            "BLOB_DIR": root.appendingPathComponent("blobs").path,
         ]
         app = try DeliveryServiceApp(configuration: configuration)
         try app.start()

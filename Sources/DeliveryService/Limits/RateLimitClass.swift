@@ -31,7 +31,7 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
         let prefix = "blue.catbird.mls."
         let name = nsid.hasPrefix(prefix) ? String(nsid.dropFirst(prefix.count)) : nsid
         switch name {
-        case "sendMessage":
+        case "sendMessage", "uploadBlob":
             self = .send
         case "publishKeyPackage", "publishKeyPackages", "getKeyPackages":
             self = .keyPackages

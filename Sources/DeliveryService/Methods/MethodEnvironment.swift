@@ -7,6 +7,8 @@ struct MethodEnvironment: Sendable {
     let store: DeliveryStore
     let log: Log
     let limits: ServiceLimits
+    /// Where attachment files live (BLOB_DIR).
+    let blobs: BlobDirectory
 
     /// The conversation, if the caller is one of its current members: 404 ConvoNotFound or 403 NotMember.
     func convo(_ convoID: String, memberDID did: DID) throws -> ConvoState {
@@ -49,6 +51,10 @@ public struct ServiceLimits: Sendable {
     public var keyPackageMaxLifetimeDays = 400
     /// Members per conversation.
     public var maxMembers = 1000
+    /// One uploadBlob body (API.md: ≤ 50 MiB).
+    public var maxBlobBytes = 50 << 20
+    /// Bytes of blobs one user may store (BLOB_QUOTA_BYTES).
+    public var blobQuotaBytes: Int64 = 1 << 30
 
     public init() {}
 }

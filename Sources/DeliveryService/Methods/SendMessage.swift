@@ -20,6 +20,8 @@ enum SendMessage {
         var epoch: Int64
         var paddedSize: Int?
         var idempotencyKey: String?
+        /// Blob ids (uploadBlob) of this conversation the message refers to.
+        var attachments: [String]?
     }
 
     struct Output: Codable, Sendable {
@@ -55,10 +57,13 @@ enum SendMessage {
             if case .ciphertext(let bytes) = content {
                 try checkHeader(bytes, convoID: convoID, epoch: epoch)
             }
+            let attachments = try attachmentIDs(input.attachments)
             let message = NewMessage(convoID: convoID, msgID: msgID, epoch: epoch, senderDID: caller.rawValue,
                                      content: content, paddedSize: input.paddedSize)
             return try env.idempotent(context, key: input.idempotencyKey) { tx in
                 let stored = try tx.appendMessage(message)
+                // A repeated msgId returns the first result, whose links were made the first time.
+                if !stored.duplicate { try tx.attachBlobs(attachments, convoID: convoID, seq: stored.seq) }
                 let receivedAt = Timestamp.rfc3339(stored.receivedAt)
                 var output = Output(messageId: msgID, receivedAt: receivedAt, seq: stored.seq, epoch: stored.epoch)
                 if case .external = content {
@@ -73,6 +78,18 @@ enum SendMessage {
             }
         }
     }
+
+    /// At most `maxAttachments` well-formed blob ids, no duplicates; whether each is a blob of the
+    /// conversation is checked in the message's transaction (400 InvalidAttachment).
+    static func attachmentIDs(_ ids: [String]?) throws(XRPCError) -> [String] {
+        guard let ids else { return [] }
+        guard ids.count <= maxAttachments else { throw XRPCError(400, "InvalidAttachment", "at most \(maxAttachments) attachments") }
+        guard ids.allSatisfy(BlobID.isWellFormed) else { throw XRPCError(400, "InvalidAttachment", "malformed blob id") }
+        guard Set(ids).count == ids.count else { throw XRPCError(400, "InvalidAttachment", "an attachment is listed twice") }
+        return ids
+    }
+
+    static let maxAttachments = 16
 
     /// Exactly one of `ciphertext` or `hash` + `size`: the stored bytes, or thin mode's declared
     /// SHA-256 (64 hex digits) and size (1 … the thin-mode maximum).

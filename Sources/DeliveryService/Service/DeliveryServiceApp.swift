@@ -39,9 +39,13 @@ public final class DeliveryServiceApp: Sendable {
                                            replayStore: replayStore)
         let store = DeliveryStore(database: database)
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
-        retention = RetentionJob(store: store, settings: try .fromEnvironment(configuration.environment), log: log)
+        let blobs = try BlobDirectory(root: configuration.blobDirectory)
+        let reclaimer = BlobReclaimer(store: store, blobs: blobs, log: log)
+        retention = RetentionJob(store: store, settings: try .fromEnvironment(configuration.environment), log: log,
+                                 extraSteps: [BlobRetention(reclaimer: reclaimer, now: { Date() }),
+                                              BlobFileSweep(reclaimer: reclaimer, now: { Date() })])
         let limits = try configuration.limits.applying(environment: configuration.environment)
-        let environment = MethodEnvironment(store: store, log: log, limits: limits)
+        let environment = MethodEnvironment(store: store, log: log, limits: limits, blobs: blobs)
         let events = try EventService(store: store, settings: try .fromEnvironment(configuration.environment),
                                       serviceEndpoint: configuration.serviceEndpoint, log: log)
         self.events = events

@@ -10,6 +10,7 @@ enum DeliveryServiceMethods {
             LeaveConvo.method(env), ProcessExternalCommit.method(env), UpdateGroupInfo.method(env),
             PublishKeyPackage.method(env), PublishKeyPackages.method(env),
             RegisterStorage.method(env), GetStorage.method(env),
+            UploadBlob.method(env), GetBlob.method(env),
         ]
         #if BENCH_ROUTES
         methods.append(BenchEcho.method)

@@ -20,6 +20,9 @@ extension DeliveryStoreError {
         case .welcomeNotFound: return .notFound("WelcomeNotFound", "no Welcome waits for the caller")
         case .welcomeStale: return XRPCError(410, "WelcomeStale", "the Welcome is no longer valid")
         case .invalidCursor: return XRPCError(400, "InvalidCursor", "invalid cursor")
+        case .quotaExceeded(let used, let quota):
+            return XRPCError(413, "QuotaExceeded", "the upload would exceed the blob quota (\(used) of \(quota) bytes used)")
+        case .invalidAttachment(let message): return XRPCError(400, "InvalidAttachment", message)
         case .invalidArgument(let message): return .invalidRequest(message)
         case .database: return nil
         }

@@ -22,6 +22,8 @@ public struct ServiceConfiguration: Sendable {
     public var maxConnections = 4096
     /// How long a SIGTERM lets in-flight requests finish.
     public var shutdownGracePeriod = 10.0
+    /// `BLOB_DIR`: where attachment files are kept, relative to the working directory unless absolute.
+    public var blobDirectory = ".data/blobs"
     public var environment: [String: String] = [:]
 
     public init() {}
@@ -73,6 +75,7 @@ public struct ServiceConfiguration: Sendable {
             throw .invalid(variable, value)
         }
         if let token = env["METRICS_TOKEN"], !token.isEmpty { metricsToken = token }
+        if let directory = env["BLOB_DIR"], !directory.isEmpty { blobDirectory = directory }
         func seconds(_ name: String) throws(ConfigurationError) -> Double? {
             guard let text = env[name], !text.isEmpty else { return nil }
             guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else { throw .invalid(name, text) }

@@ -31,6 +31,8 @@ public enum XRPCOutput: Sendable {
     case json(any Encodable & Sendable)
     case bytes([UInt8], contentType: String)
     case empty
+    /// A response the method built itself (a file body, a 206 partial response).
+    case http(HTTPResponse)
 }
 
 /// One XRPC method: its NSID, HTTP verb, limits and handler.
@@ -45,6 +47,8 @@ public struct XRPCMethod: Sendable {
     /// Handlers that touch the database or the network block; they run on the worker pool.
     public let mayBlock: Bool
     public let handler: @Sendable (XRPCContext) throws -> XRPCOutput
+    /// Set for methods whose body is streamed to them instead of buffered (see XRPCRouter+Streaming).
+    public var streamedBody: XRPCStreamedBody? = nil
 
     public init(_ nsid: String, _ kind: Kind, auth: Auth = .required, maxBodySize: Int = 1 << 20,
                 mayBlock: Bool = true, handler: @escaping @Sendable (XRPCContext) throws -> XRPCOutput) {

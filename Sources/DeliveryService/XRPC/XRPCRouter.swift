@@ -51,7 +51,7 @@ public final class XRPCRouter: HTTPResponder {
 
     public var nsids: [String] { methods.keys.sorted() }
 
-    private func method(for path: String) -> XRPCMethod? {
+    func method(for path: String) -> XRPCMethod? {
         guard path.hasPrefix("/xrpc/") else { return nil }
         return methods[String(path.dropFirst(6))]
     }
@@ -80,6 +80,11 @@ public final class XRPCRouter: HTTPResponder {
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
+        dispatch(request, body: nil)
+    }
+
+    /// The whole request path; `body` is set for methods whose body is streamed (XRPCRouter+Streaming).
+    func dispatch(_ request: HTTPRequest, body: XRPCBodyReader?) -> HTTPResponse {
         if let route = plainRoutes[request.path] { return route(request) }
         guard request.path.hasPrefix("/xrpc/") else {
             return XRPCError(404, "NotFound", "no route \(request.path)").response
@@ -94,7 +99,7 @@ public final class XRPCRouter: HTTPResponder {
             metrics?.recordRateLimited(scope: "ip")
             outcome = Outcome(.rateLimited(retryAfter: retryAfter))
         } else if let method = methods[nsid] {
-            outcome = run(method, request: request, requestID: requestID)
+            outcome = run(method, request: request, body: body, requestID: requestID)
         } else {
             outcome = Outcome(.methodNotImplemented(nsid))
         }
@@ -117,7 +122,7 @@ public final class XRPCRouter: HTTPResponder {
         return outcome.response
     }
 
-    private func run(_ method: XRPCMethod, request: HTTPRequest, requestID: String) -> Outcome {
+    private func run(_ method: XRPCMethod, request: HTTPRequest, body: XRPCBodyReader?, requestID: String) -> Outcome {
         let expected: HTTPMethod = method.kind == .query ? .get : .post
         guard request.method == expected || (expected == .get && request.method == .head) else {
             return Outcome(XRPCError(405, "InvalidRequest", "\(method.nsid) takes \(expected.rawValue)"))
@@ -134,7 +139,12 @@ public final class XRPCRouter: HTTPResponder {
                 throw XRPCError.rateLimited(retryAfter: retryAfter)
             }
             let context = XRPCContext(request: request, nsid: method.nsid, requestID: requestID, caller: caller)
-            var outcome = Outcome(try Self.response(for: method.handler(context)))
+            let output = if let streamed = method.streamedBody {
+                try streamed.handler(context, body ?? XRPCBodyReader(bytes: request.body))
+            } else {
+                try method.handler(context)
+            }
+            var outcome = Outcome(try Self.response(for: output))
             outcome.caller = caller
             return outcome
         } catch let error as XRPCError {
@@ -181,6 +191,8 @@ public final class XRPCRouter: HTTPResponder {
             return HTTPResponse(status: 200, headers: headers, body: bytes)
         case .empty:
             return HTTPResponse(status: 200)
+        case .http(let response):
+            return response
         }
     }
 }

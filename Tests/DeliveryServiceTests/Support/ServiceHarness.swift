@@ -18,6 +18,8 @@ final class ServiceHarness {
     let databaseURL: String
     /// The configuration `app` runs with; `startNode` reuses it.
     let configuration: ServiceConfiguration
+    /// BLOB_DIR: a fresh temporary directory unless the test names one; removed at shutdown.
+    let blobDirectory: String
     private let adminURL: String
     private let databaseName: String
     private let client = HTTPClient(timeout: 10, maxBodySize: 64 << 20, allowPrivateAddresses: true)
@@ -38,6 +40,7 @@ final class ServiceHarness {
         databaseURL = components.string!
 
         plc = try LoopbackHTTPServer()
+        blobDirectory = extra["BLOB_DIR"] ?? NSTemporaryDirectory() + "catbird-blobs-" + databaseName
         var configuration = ServiceConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
@@ -50,6 +53,7 @@ final class ServiceHarness {
         configuration.logLevel = .warning
         configuration.environment = [
             "PLC_URL": plc.baseURL, "DID_RESOLVER_ALLOW_PRIVATE": "1", "SERVICE_DID": Self.serviceDID,
+            "BLOB_DIR": blobDirectory,
         ].merging(extra) { _, new in new }
         self.configuration = configuration
         app = try DeliveryServiceApp(configuration: configuration)
@@ -67,6 +71,7 @@ final class ServiceHarness {
     func shutdown() {
         app.shutdown()
         plc.stop()
+        try? FileManager.default.removeItem(atPath: blobDirectory)
         if let admin = try? Database(url: adminURL, poolSize: 1) {
             _ = try? admin.execute("DROP DATABASE IF EXISTS \(databaseName) WITH (FORCE)")
             admin.close()
