@@ -10,6 +10,10 @@
 //       send-bodies.txt, send-hot.txt (all in one conversation), send-spread.txt, publish.txt
 //   ds-bench add-members --server URL --audience DID --plc-dir D [--adds 100] [--rounds 5]
 //       prints the client commit-creation time and the server request time, medians of the rounds
+//   ds-bench events --server URL --audience DID --plc-dir D [--subscribers 200] [--sockets-per-user 5]
+//                   [--messages 500] [--rate 100] [--sender-threads 4] [--reader-threads 2]
+//                   [--ciphertext-size 1024] [--server-pid PID]
+//       subscribeConvoEvents: events/s delivered to the sockets and sendMessage → receipt latency
 import Foundation
 
 func median(_ values: [Double]) -> Double {
@@ -55,12 +59,48 @@ func addMembers(_ options: Options) throws {
                         requests.max()! * 1000, results[0].requestBytes / 1024, rounds))
 }
 
+func events(_ options: Options) throws {
+    let server = try options.string("server")
+    guard let port = server.split(separator: ":").last.flatMap({ Int($0) }) else {
+        throw BenchError.usage("--server must be http://127.0.0.1:PORT for events")
+    }
+    let bench = EventsBench(
+        client: try options.client(), plcDirectory: try options.string("plc-dir"), port: port,
+        subscribers: try options.int("subscribers", default: 200), socketsPerUser: try options.int("sockets-per-user", default: 5),
+        messages: try options.int("messages", default: 500), rate: Double(try options.int("rate", default: 100)),
+        senderThreads: try options.int("sender-threads", default: 4), readerThreads: try options.int("reader-threads", default: 2),
+        ciphertextSize: try options.int("ciphertext-size", default: 1024),
+        serverPID: try options.optionalInt("server-pid"))
+    let outcome = try bench.run()
+    let latencies = outcome.latencies
+    guard !latencies.isEmpty else { throw BenchError.unexpected("no event arrived") }
+    func percentile(_ fraction: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))] }
+    let name = "subscribeConvoEvents, \(bench.subscribers) sockets".padding(toLength: 30, withPad: " ", startingAt: 0)
+    var first = name + String(format: " %9.0f events/s   p50 %7.2fms   p99 %7.2fms", Double(latencies.count) / outcome.seconds,
+                                 percentile(0.5), percentile(0.99))
+    first += String(format: "   (sendMessage → event; max %.1fms)", latencies.last!)
+    print(first)
+    var second = "  \(outcome.sent) messages (PrivateMessage \(outcome.ciphertextSize) B) at \(Int(bench.rate))/s to \(outcome.users) members × "
+        + "\(bench.socketsPerUser) sockets: \(latencies.count)/\(outcome.expected) events in " + String(format: "%.2f s", outcome.seconds)
+    second += String(format: "; CPU: ds-bench %.0f%%", outcome.clientCPU * 100)
+    if let server = outcome.serverCPU { second += String(format: ", server %.0f%%", server * 100) }
+    if let box = outcome.boxCPU { second += String(format: ", whole box %.0f%% of %d cores", box * 100, ProcessInfo.processInfo.activeProcessorCount) }
+    print(second)
+    if !outcome.failedSends.isEmpty {
+        print("  \(outcome.failedSends.count) sendMessage calls failed, first: \(outcome.failedSends[0])")
+    }
+    if !outcome.closedSockets.isEmpty {
+        print("  \(outcome.closedSockets.count) sockets closed early, codes \(Set(outcome.closedSockets).sorted())")
+    }
+}
+
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     switch options.command {
     case "plc": try PLCDirectory.serve(port: try options.int("port", default: 0), directory: try options.string("dir"))
     case "prepare": try prepare(options)
     case "add-members": try addMembers(options)
+    case "events": try events(options)
     default: throw BenchError.usage("unknown command \(options.command)")
     }
 } catch {
