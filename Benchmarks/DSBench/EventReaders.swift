@@ -60,12 +60,16 @@ final class EventReaders: Sendable {
         receipts.reserveCapacity(sockets.count * measured)
         var warm = [Bool](repeating: false, count: sockets.count)
         var scratch = [UInt8](repeating: 0, count: 1 << 16)
-        // Sockets still open, by position in `sockets`: a closed one would poll readable forever.
-        var open = Array(sockets.indices)
-        while !stopping.load(ordering: .relaxed), !open.isEmpty {
-            var closedAny = false
-            for ready in LoopbackSocket.readable(open.map { sockets[$0].socket }, timeoutMilliseconds: 20) {
-                let position = open[ready]
+        let readiness: ReadinessSet
+        do {
+            readiness = try ReadinessSet(capacity: sockets.count)
+            for position in sockets.indices { try readiness.add(sockets[position].socket, token: position) }
+        } catch {
+            for position in sockets.indices { sockets[position].markFailed() }
+            return finish(sockets, receipts: [])
+        }
+        while !stopping.load(ordering: .relaxed) {
+            for position in readiness.wait(timeoutMilliseconds: 20) {
                 let count = receipts.count
                 do {
                     try sockets[position].receive(scratch: &scratch) { msgID in
@@ -81,10 +85,14 @@ final class EventReaders: Sendable {
                     sockets[position].markFailed()
                 }
                 if receipts.count > count { receivedCount.add(receipts.count - count, ordering: .relaxed) }
-                if sockets[position].closeCode != nil { closedAny = true }
+                // A closed socket would stay readable forever.
+                if sockets[position].closeCode != nil { readiness.remove(sockets[position].socket) }
             }
-            if closedAny { open.removeAll { sockets[$0].closeCode != nil } }
         }
+        finish(sockets, receipts: receipts)
+    }
+
+    private func finish(_ sockets: [EventSubscriber], receipts: [Receipt]) {
         for socket in sockets { socket.socket.close() }
         let closed = sockets.compactMap(\.closeCode)
         results.withLock { state in

@@ -78,12 +78,4 @@ struct LoopbackSocket: Sendable {
     func close() {
         Glibc.close(descriptor)
     }
-
-    /// Indices of `sockets` with input (or an error) pending, waiting up to `timeoutMilliseconds`.
-    static func readable(_ sockets: [LoopbackSocket], timeoutMilliseconds: Int32) -> [Int] {
-        var fds = sockets.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
-        let count = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds) }
-        guard count > 0 else { return [] }
-        return fds.indices.filter { fds[$0].revents != 0 }
-    }
 }
