@@ -28,6 +28,8 @@ struct EventsBench {
         var users: Int
         var ciphertextSize: Int
         var sent: Int
+        /// Calls per second actually made (below `rate` when sendMessage could not keep up).
+        var sendRate: Double
         var failedSends: [String]
         var expected: Int
         var latencies: [Double]
@@ -87,7 +89,9 @@ struct EventsBench {
         if let before = cpuBefore.2, let after = cpuAfter.2, after.total > before.total {
             box = (after.busy - before.busy) / wall
         }
-        return Outcome(users: users, ciphertextSize: conversations.ciphertextSizes[0], sent: sends.stamps.count,
+        let lastSend = sends.stamps.values.max() ?? start
+        let sendRate = lastSend > start ? Double(sends.stamps.count - 1) / (Double(lastSend - start) / 1e9) : 0
+        return Outcome(users: users, ciphertextSize: conversations.ciphertextSizes[0], sent: sends.stamps.count, sendRate: sendRate,
                        failedSends: sends.failures, expected: expected, latencies: latencies.sorted(), seconds: seconds,
                        closedSockets: closed, clientCPU: (cpuAfter.0 - cpuBefore.0) / wall,
                        serverCPU: cpuAfter.1.flatMap { after in cpuBefore.1.map { (after - $0) / wall } }, boxCPU: box)

@@ -26,6 +26,10 @@ struct Options {
         return value
     }
 
+    func optionalString(_ name: String) -> String? {
+        values[name]
+    }
+
     func optionalInt(_ name: String) throws -> Int? {
         guard values[name] != nil else { return nil }
         return try int(name, default: 0)

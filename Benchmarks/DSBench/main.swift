@@ -12,7 +12,7 @@
 //       prints the client commit-creation time and the server request time, medians of the rounds
 //   ds-bench events --server URL --audience DID --plc-dir D [--subscribers 200] [--sockets-per-user 5]
 //                   [--messages 500] [--rate 100] [--sender-threads 4] [--reader-threads 2]
-//                   [--ciphertext-size 1024] [--server-pid PID]
+//                   [--ciphertext-size 1024] [--server-pid PID] [--label NAME]
 //       subscribeConvoEvents: events/s delivered to the sockets and sendMessage → receipt latency
 import Foundation
 
@@ -43,7 +43,7 @@ func prepare(_ options: Options) throws {
         + "2 × \(requests) sendMessage tokens; \(packages) KeyPackages of \(owners) users "
         + String(format: "(%.1f s)", clock.seconds))
     let rates = try TokenSignatureRate.measure()
-    print(String(format: "ES256K on one core: sign %.0f/s, verify %.0f/s (the server verifies one token per request)",
+    print(String(format: "ES256K on one core: sign %.0f/s (OpenSSL), verify %.0f/s (native secp256k1: the server's call, once per request)",
                  rates.sign, rates.verify))
 }
 
@@ -71,27 +71,7 @@ func events(_ options: Options) throws {
         senderThreads: try options.int("sender-threads", default: 4), readerThreads: try options.int("reader-threads", default: 2),
         ciphertextSize: try options.int("ciphertext-size", default: 1024),
         serverPID: try options.optionalInt("server-pid"))
-    let outcome = try bench.run()
-    let latencies = outcome.latencies
-    guard !latencies.isEmpty else { throw BenchError.unexpected("no event arrived") }
-    func percentile(_ fraction: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))] }
-    let name = "subscribeConvoEvents, \(bench.subscribers) sockets".padding(toLength: 30, withPad: " ", startingAt: 0)
-    var first = name + String(format: " %9.0f events/s   p50 %7.2fms   p99 %7.2fms", Double(latencies.count) / outcome.seconds,
-                                 percentile(0.5), percentile(0.99))
-    first += String(format: "   (sendMessage → event; max %.1fms)", latencies.last!)
-    print(first)
-    var second = "  \(outcome.sent) messages (PrivateMessage \(outcome.ciphertextSize) B) at \(Int(bench.rate))/s to \(outcome.users) members × "
-        + "\(bench.socketsPerUser) sockets: \(latencies.count)/\(outcome.expected) events in " + String(format: "%.2f s", outcome.seconds)
-    second += String(format: "; CPU: ds-bench %.0f%%", outcome.clientCPU * 100)
-    if let server = outcome.serverCPU { second += String(format: ", server %.0f%%", server * 100) }
-    if let box = outcome.boxCPU { second += String(format: ", whole box %.0f%% of %d cores", box * 100, ProcessInfo.processInfo.activeProcessorCount) }
-    print(second)
-    if !outcome.failedSends.isEmpty {
-        print("  \(outcome.failedSends.count) sendMessage calls failed, first: \(outcome.failedSends[0])")
-    }
-    if !outcome.closedSockets.isEmpty {
-        print("  \(outcome.closedSockets.count) sockets closed early, codes \(Set(outcome.closedSockets).sorted())")
-    }
+    try EventsReport(bench: bench, outcome: try bench.run(), label: options.optionalString("label")).print()
 }
 
 do {
