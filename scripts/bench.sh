@@ -2,8 +2,12 @@
 # `make bench`: release figures on this box, next to the anchors the issues give. One server (built
 # with the bench-only echo route) on its own PostgreSQL cluster (fsync on, as in production), a
 # loopback PLC directory served by ds-bench, and every request rate measured by wrk -t2 -c64 -d10s.
-# Sections: HTTP layer (issue 2), delivery service (issue 6), PostgreSQL ceiling, MLS (issues 3, 5).
-# Knobs: BENCH_SEND_REQUESTS (tokens per sendMessage run, 30000), BENCH_KEY_PACKAGES (25000).
+# Sections: HTTP layer (issue 2), delivery service (issue 6), real-time events, PostgreSQL ceiling,
+# MLS (issues 3, 5). Rate limits are off on the bench server (RATE_LIMIT_ENABLED=0): every request
+# comes from 127.0.0.1 and a few DIDs, so the per-IP and per-DID buckets would answer 429 instead of
+# measuring the service.
+# Knobs: BENCH_SEND_REQUESTS (tokens per sendMessage run, 30000), BENCH_KEY_PACKAGES (25000),
+# BENCH_EVENT_MESSAGES (messages of the steady events run, 500).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -33,8 +37,9 @@ service_did="did:web:localhost"
 $bin/ds-bench plc --port "$plc_port" --dir "$dir/plc" &
 pids+=($!)
 SERVICE_DID=$service_did PLC_URL="http://127.0.0.1:$plc_port" DID_RESOLVER_ALLOW_PRIVATE=1 LOG_LEVEL=warning \
-  PORT=$port $bin/catbird-mls-server &
-pids+=($!)
+  RATE_LIMIT_ENABLED=0 PORT=$port $bin/catbird-mls-server &
+server_pid=$!
+pids+=($server_pid)
 for _ in $(seq 1 100); do curl -sf "$base/xrpc/_health" >/dev/null && break; sleep 0.1; done
 echo "(load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores before the runs)"
 
@@ -78,6 +83,16 @@ summarise "sendMessage 1 KB, 1 convo" "$out" "(all 64 connections in one group: 
 out=$(load -s Benchmarks/wrk/xrpc-data.lua "$xrpc.publishKeyPackage" -- 2 publish "$dir/load/publish.txt")
 summarise "publishKeyPackage" "$out"
 $bin/ds-bench add-members --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --adds 100 --rounds 5
+
+echo
+echo "== Real-time events: one convo, 200 subscribeConvoEvents sockets (40 members × 5, EVENTS_MAX_SOCKETS_PER_USER's default),"
+echo "   sendMessage 1 KB from one more member on a fixed schedule; latency = send of the call → frame read by ds-bench"
+events() { # extra ds-bench options
+  $bin/ds-bench events --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --server-pid "$server_pid" \
+    --subscribers 200 --sockets-per-user 5 "$@"
+}
+events --messages "${BENCH_EVENT_MESSAGES:-500}" --rate 100
+events --messages 2000 --rate 1000 --sender-threads 8 --label "events flat out, 200 sockets"
 
 echo
 echo "== PostgreSQL ceiling: pgbench on the same cluster, 64 clients, 10 s, one transaction per 1 KB insert"

@@ -20,4 +20,25 @@ struct MessageIDs {
         }
         return String(out)
     }
+
+    /// The counter of an id this value made, from its 26 ASCII bytes; nil for anyone else's id.
+    func index(ofID bytes: ArraySlice<UInt8>) -> Int? {
+        guard bytes.count == 26 else { return nil }
+        var time = prefix
+        var position = bytes.startIndex + 9
+        while position >= bytes.startIndex {
+            guard bytes[position] == Self.alphabetBytes[Int(time & 31)] else { return nil }
+            time >>= 5
+            position -= 1
+        }
+        var counter = 0
+        for byte in bytes[(bytes.startIndex + 10)...] {
+            guard let digit = Self.digitValues[Int(byte)] else { return nil }
+            counter = counter << 5 | digit
+        }
+        return counter
+    }
+
+    private static let alphabetBytes = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    private static let digitValues: [Int?] = (0..<256).map { byte in alphabetBytes.firstIndex(of: UInt8(byte)) }
 }

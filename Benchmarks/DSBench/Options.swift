@@ -4,7 +4,7 @@ struct Options {
     private let values: [String: String]
 
     init(_ arguments: [String]) throws {
-        guard let command = arguments.first else { throw BenchError.usage("ds-bench plc|prepare|add-members --name value…") }
+        guard let command = arguments.first else { throw BenchError.usage("ds-bench plc|prepare|add-members|events --name value…") }
         self.command = command
         var values: [String: String] = [:]
         var rest = arguments.dropFirst()
@@ -24,6 +24,15 @@ struct Options {
         guard let text = values[name] else { return fallback }
         guard let value = Int(text), value > 0 else { throw BenchError.usage("--\(name) must be a positive integer") }
         return value
+    }
+
+    func optionalString(_ name: String) -> String? {
+        values[name]
+    }
+
+    func optionalInt(_ name: String) throws -> Int? {
+        guard values[name] != nil else { return nil }
+        return try int(name, default: 0)
     }
 
     func client() throws -> XRPCClient {

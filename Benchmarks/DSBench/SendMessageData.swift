@@ -16,6 +16,7 @@ struct SendMessageData {
 
     struct Conversations {
         let users: [BenchUser]
+        let convoIDs: [String]
         /// Body prefixes (everything up to the msgId value), index `sender * convos + convo`.
         let bodies: [String]
         let ciphertextSizes: [Int]
@@ -44,7 +45,7 @@ struct SendMessageData {
                     + "\"ciphertext\":{\"$bytes\":\"\(WireFormat.base64(ciphertext))\"},\"msgId\":\"")
             }
         }
-        return Conversations(users: users, bodies: bodies, ciphertextSizes: sizes)
+        return Conversations(users: users, convoIDs: convoIDs, bodies: bodies, ciphertextSizes: sizes)
     }
 
     /// `users[creator]` creates a group with everyone else (each publishes a KeyPackage first) and

@@ -10,6 +10,10 @@
 //       send-bodies.txt, send-hot.txt (all in one conversation), send-spread.txt, publish.txt
 //   ds-bench add-members --server URL --audience DID --plc-dir D [--adds 100] [--rounds 5]
 //       prints the client commit-creation time and the server request time, medians of the rounds
+//   ds-bench events --server URL --audience DID --plc-dir D [--subscribers 200] [--sockets-per-user 5]
+//                   [--messages 500] [--rate 100] [--sender-threads 4] [--reader-threads 2]
+//                   [--ciphertext-size 1024] [--server-pid PID] [--label NAME]
+//       subscribeConvoEvents: events/s delivered to the sockets and sendMessage → receipt latency
 import Foundation
 
 func median(_ values: [Double]) -> Double {
@@ -39,7 +43,7 @@ func prepare(_ options: Options) throws {
         + "2 × \(requests) sendMessage tokens; \(packages) KeyPackages of \(owners) users "
         + String(format: "(%.1f s)", clock.seconds))
     let rates = try TokenSignatureRate.measure()
-    print(String(format: "ES256K on one core: sign %.0f/s, verify %.0f/s (the server verifies one token per request)",
+    print(String(format: "ES256K on one core: sign %.0f/s (OpenSSL), verify %.0f/s (native secp256k1: the server's call, once per request)",
                  rates.sign, rates.verify))
 }
 
@@ -55,12 +59,28 @@ func addMembers(_ options: Options) throws {
                         requests.max()! * 1000, results[0].requestBytes / 1024, rounds))
 }
 
+func events(_ options: Options) throws {
+    let server = try options.string("server")
+    guard let port = server.split(separator: ":").last.flatMap({ Int($0) }) else {
+        throw BenchError.usage("--server must be http://127.0.0.1:PORT for events")
+    }
+    let bench = EventsBench(
+        client: try options.client(), plcDirectory: try options.string("plc-dir"), port: port,
+        subscribers: try options.int("subscribers", default: 200), socketsPerUser: try options.int("sockets-per-user", default: 5),
+        messages: try options.int("messages", default: 500), rate: Double(try options.int("rate", default: 100)),
+        senderThreads: try options.int("sender-threads", default: 4), readerThreads: try options.int("reader-threads", default: 2),
+        ciphertextSize: try options.int("ciphertext-size", default: 1024),
+        serverPID: try options.optionalInt("server-pid"))
+    try EventsReport(bench: bench, outcome: try bench.run(), label: options.optionalString("label")).print()
+}
+
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     switch options.command {
     case "plc": try PLCDirectory.serve(port: try options.int("port", default: 0), directory: try options.string("dir"))
     case "prepare": try prepare(options)
     case "add-members": try addMembers(options)
+    case "events": try events(options)
     default: throw BenchError.usage("unknown command \(options.command)")
     }
 } catch {
