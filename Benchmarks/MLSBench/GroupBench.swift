@@ -14,13 +14,24 @@ enum GroupBench {
         try messages()
     }
 
-    /// Only the add-100 PublicGroup validation, for profiling (`mls-bench group-profile`).
-    static func profile() throws {
-        let (alice, _) = try pair()
-        let packages = try (0..<100).map { try keyPackage("member-\($0)").keyPackage }
+    /// One phase alone, for profiling (`mls-bench group-profile [commit|process|public] [N]`).
+    static func profile(phase: String, members n: Int) throws {
+        let (alice, bob) = try pair()
+        let packages = try (0..<n).map { try keyPackage("member-\($0)").keyPackage }
         let output = try alice.add(keyPackages: packages)
-        let observer = alice.publicGroup
-        try timeIt("add 100: PublicGroup validates the commit", 5) { _ = try observer.validateAndApply(commit: output.commit) }
+        let rounds = max(1, 1000 / n)
+        switch phase {
+        case "commit":
+            try timeIt("add \(n): commit", rounds) { _ = try alice.add(keyPackages: packages) }
+        case "process":
+            try timeIt("add \(n): member processes the commit", rounds) {
+                var receiver = bob
+                _ = try receiver.process(output.commit)
+            }
+        default:
+            let observer = alice.publicGroup
+            try timeIt("add \(n): PublicGroup validates the commit", rounds) { _ = try observer.validateAndApply(commit: output.commit) }
+        }
     }
 
     static func keyPackage(_ name: String) throws -> KeyPackageBundle {
