@@ -14,7 +14,7 @@ enum GroupBench {
         try messages()
     }
 
-    /// One phase alone, for profiling (`mls-bench group-profile [commit|process|public] [N]`).
+    /// One phase alone, for profiling (`mls-bench group-profile [commit|process|decrypt|public] [N]`).
     static func profile(phase: String, members n: Int) throws {
         let (alice, bob) = try pair()
         let packages = try (0..<n).map { try keyPackage("member-\($0)").keyPackage }
@@ -27,6 +27,14 @@ enum GroupBench {
             try timeIt("add \(n): member processes the commit", rounds) {
                 var receiver = bob
                 _ = try receiver.process(output.commit)
+            }
+        case "decrypt":
+            var (sender, receiver) = try pair()
+            let kilobyte = SecureRandom.bytes(1024)
+            let batch = try (0..<n).map { _ in try sender.encrypt(kilobyte) }
+            try timeIt("\(n) × 1 KB application message decrypt", 1) {
+                var member = receiver
+                for message in batch { _ = try member.decrypt(message) }
             }
         default:
             let observer = alice.publicGroup
