@@ -14,13 +14,32 @@ enum GroupBench {
         try messages()
     }
 
-    /// Only the add-100 PublicGroup validation, for profiling (`mls-bench group-profile`).
-    static func profile() throws {
-        let (alice, _) = try pair()
-        let packages = try (0..<100).map { try keyPackage("member-\($0)").keyPackage }
+    /// One phase alone, for profiling (`mls-bench group-profile [commit|process|decrypt|public] [N]`).
+    static func profile(phase: String, members n: Int) throws {
+        let (alice, bob) = try pair()
+        let packages = try (0..<n).map { try keyPackage("member-\($0)").keyPackage }
         let output = try alice.add(keyPackages: packages)
-        let observer = alice.publicGroup
-        try timeIt("add 100: PublicGroup validates the commit", 5) { _ = try observer.validateAndApply(commit: output.commit) }
+        let rounds = max(1, 1000 / n)
+        switch phase {
+        case "commit":
+            try timeIt("add \(n): commit", rounds) { _ = try alice.add(keyPackages: packages) }
+        case "process":
+            try timeIt("add \(n): member processes the commit", rounds) {
+                var receiver = bob
+                _ = try receiver.process(output.commit)
+            }
+        case "decrypt":
+            var (sender, receiver) = try pair()
+            let kilobyte = SecureRandom.bytes(1024)
+            let batch = try (0..<n).map { _ in try sender.encrypt(kilobyte) }
+            try timeIt("\(n) × 1 KB application message decrypt", 1) {
+                var member = receiver
+                for message in batch { _ = try member.decrypt(message) }
+            }
+        default:
+            let observer = alice.publicGroup
+            try timeIt("add \(n): PublicGroup validates the commit", rounds) { _ = try observer.validateAndApply(commit: output.commit) }
+        }
     }
 
     static func keyPackage(_ name: String) throws -> KeyPackageBundle {
@@ -63,21 +82,45 @@ enum GroupBench {
         }
     }
 
+    /// Self-update commits in an n-member group, twice: right after the one add-n commit, when almost every
+    /// parent node is blank so the path is encrypted to about n leaves; then with the committer's copath
+    /// populated, the steady state where the path is encrypted to log2(n) nodes.
     static func selfUpdate(members n: Int) throws {
         let (alice, bob) = try pair()
-        let packages = try (0..<(n - 2)).map { try keyPackage("member-\($0)").keyPackage }
-        let grown = try alice.add(keyPackages: packages)
+        let bundles = try (0..<(n - 2)).map { try keyPackage("member-\($0)") }
+        let grown = try alice.add(keyPackages: bundles.map(\.keyPackage))
         var bigBob = bob
         _ = try bigBob.process(grown.commit)
-        let bigAlice = grown.group
-        var update = try bigAlice.update()
-        try timeIt("self-update in \(n)-member group: commit", 20) { update = try bigAlice.update() }
-        try timeIt("self-update in \(n)-member group: process", 20) {
-            var receiver = bigBob
-            _ = try receiver.process(update.commit)
+        var bigAlice = grown.group
+        try timeSelfUpdate("self-update, \(n) members, mostly blank", committer: bigAlice, receiver: bigBob)
+
+        // Alice (leaf 0) has as copath leaf 1 and the parents over leaves 2^k..2^(k+1)-1. The member at
+        // leaf 2^k (bundle 2^k - 2) fills that parent when it commits, so after these commits, each
+        // processed by everyone still to act, Alice's path goes to one node per level as in a full tree.
+        var committers: [Group] = []
+        var leaf = 2
+        while leaf < n {
+            committers.append(try Group.join(welcome: grown.welcome!, keyPackage: bundles[leaf - 2]))
+            leaf *= 2
         }
-        let observer = bigAlice.publicGroup
-        try timeIt("self-update in \(n)-member group: PublicGroup", 20) { _ = try observer.validateAndApply(commit: update.commit) }
+        for index in committers.indices {
+            let update = try committers[index].update()
+            for other in committers.indices where other > index { _ = try committers[other].process(update.commit) }
+            _ = try bigAlice.process(update.commit)
+            _ = try bigBob.process(update.commit)
+        }
+        try timeSelfUpdate("self-update, \(n) members, populated copath", committer: bigAlice, receiver: bigBob)
+    }
+
+    static func timeSelfUpdate(_ label: String, committer: Group, receiver: Group) throws {
+        var update = try committer.update()
+        try timeIt("\(label): commit", 20) { update = try committer.update() }
+        try timeIt("\(label): process", 20) {
+            var member = receiver
+            _ = try member.process(update.commit)
+        }
+        let observer = committer.publicGroup
+        try timeIt("\(label): PublicGroup", 20) { _ = try observer.validateAndApply(commit: update.commit) }
     }
 
     static func messages() throws {
@@ -103,6 +146,6 @@ enum GroupBench {
         let start = DispatchTime.now().uptimeNanoseconds
         for _ in 0..<rounds { try body() }
         let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(rounds)
-        print(name.padding(toLength: 52, withPad: " ", startingAt: 0) + " " + String(format: "%9.2f ms", ms))
+        print(name.padding(toLength: 60, withPad: " ", startingAt: 0) + " " + String(format: "%9.2f ms", ms))
     }
 }

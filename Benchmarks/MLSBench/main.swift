@@ -6,6 +6,7 @@ if selected.isEmpty || selected.contains("crypto") {
 if selected.isEmpty || selected.contains("group") {
     try GroupBench.run()
 }
-if selected.contains("group-profile") {
-    try GroupBench.profile()
+if CommandLine.arguments.dropFirst().first == "group-profile" {
+    let rest = Array(CommandLine.arguments.dropFirst(2))
+    try GroupBench.profile(phase: rest.first ?? "public", members: rest.count > 1 ? Int(rest[1]) ?? 100 : 100)
 }

@@ -88,6 +88,19 @@ extension CipherSuite {
         return (sealed.enc, sealed.ciphertext)
     }
 
+    /// EncryptContext prepared once, for EncryptWithLabel to many keys with the same label and context.
+    func prepareEncryptContext(label: String, context: [UInt8]) throws(CryptoError) -> HPKEPreparedInfo {
+        try hpke.prepare(info: Self.encryptContext(label: label, context: context))
+    }
+
+    /// EncryptWithLabel with an EncryptContext from `prepareEncryptContext`.
+    func encryptWithLabel(
+        publicKey: [UInt8], prepared: HPKEPreparedInfo, plaintext: [UInt8]
+    ) throws(CryptoError) -> (kemOutput: [UInt8], ciphertext: [UInt8]) {
+        let sealed = try hpke.sealBase(publicKey: publicKey, prepared: prepared, aad: [], plaintext: plaintext)
+        return (sealed.enc, sealed.ciphertext)
+    }
+
     public func decryptWithLabel(
         privateKey: [UInt8], label: String, context: [UInt8], kemOutput: [UInt8], ciphertext: [UInt8]
     ) throws(CryptoError) -> [UInt8] {

@@ -67,12 +67,31 @@ public struct HPKE: Sendable {
         return try context.open(aad: aad, ciphertext: ciphertext)
     }
 
-    /// KeySchedule with mode_base, empty psk and psk_id (RFC 9180 §5.1).
-    func keySchedule(sharedSecret: [UInt8], info: [UInt8]) throws(CryptoError) -> HPKEContext {
+    /// Single-shot SealBase with an info prepared once for many recipients.
+    func sealBase(
+        publicKey: [UInt8], prepared: HPKEPreparedInfo, aad: [UInt8], plaintext: [UInt8]
+    ) throws(CryptoError) -> (enc: [UInt8], ciphertext: [UInt8]) {
+        let (sharedSecret, enc) = try kem.encap(publicKey: publicKey, ephemeral: nil)
+        var context = try keySchedule(sharedSecret: sharedSecret, prepared: prepared)
+        return (enc, try context.seal(aad: aad, plaintext: plaintext))
+    }
+
+    /// The part of the key schedule that depends on `info` alone (RFC 9180 §5.1).
+    func prepare(info: [UInt8]) throws(CryptoError) -> HPKEPreparedInfo {
         let labels = self.labels
         let pskIDHash = try labels.extract(salt: [], label: "psk_id_hash", ikm: [])
         let infoHash = try labels.extract(salt: [], label: "info_hash", ikm: info)
-        let context = [UInt8(0x00)] + pskIDHash + infoHash
+        return HPKEPreparedInfo(labels: labels, keyScheduleContext: [UInt8(0x00)] + pskIDHash + infoHash)
+    }
+
+    /// KeySchedule with mode_base, empty psk and psk_id (RFC 9180 §5.1).
+    func keySchedule(sharedSecret: [UInt8], info: [UInt8]) throws(CryptoError) -> HPKEContext {
+        try keySchedule(sharedSecret: sharedSecret, prepared: prepare(info: info))
+    }
+
+    func keySchedule(sharedSecret: [UInt8], prepared: HPKEPreparedInfo) throws(CryptoError) -> HPKEContext {
+        let labels = prepared.labels
+        let context = prepared.keyScheduleContext
         let secret = try labels.extract(salt: sharedSecret, label: "secret", ikm: [])
         return HPKEContext(
             aead: aead, labels: labels,
@@ -80,6 +99,13 @@ public struct HPKE: Sendable {
             baseNonce: try labels.expand(prk: secret, label: "base_nonce", info: context, length: aead.nonceSize),
             exporterSecret: try labels.expand(prk: secret, label: "exp", info: context, length: kdf.outputSize))
     }
+}
+
+/// key_schedule_context for one info (RFC 9180 §5.1): info_hash is the same for every recipient of
+/// that info, so a sender sealing to many keys (a Welcome with a ratchet tree) hashes it once.
+struct HPKEPreparedInfo: Sendable {
+    let labels: HPKELabels
+    let keyScheduleContext: [UInt8]
 }
 
 /// An HPKE encryption context (RFC 9180 §5.2). Each seal or open advances the sequence number.

@@ -26,10 +26,14 @@ extension AuthenticatedContent {
         FramedContentTBS(wireFormat: wireFormat, content: content, context: context)
     }
 
-    /// Checks the signature with the sender's signature public key (raw bytes as in a LeafNode).
+    /// Checks the signature with the sender's signature public key (raw bytes as in a LeafNode). The
+    /// parsed key comes from `SignaturePublicKeyCache`, as the same senders sign message after message.
     public func verifySignature(publicKey: [UInt8], context: GroupContext, suite: CipherSuite) throws(FramingError) {
+        guard let key = try? SignaturePublicKeyCache.shared.key(scheme: suite.signatureScheme, bytes: publicKey) else {
+            throw .invalidSignature
+        }
         let ok = suite.verifyWithLabel(
-            publicKey: publicKey, label: Self.signatureLabel, content: tbs(context: context).encoded(), signature: auth.signature)
+            key, label: Self.signatureLabel, content: tbs(context: context).encoded(), signature: auth.signature)
         guard ok else { throw .invalidSignature }
     }
 

@@ -106,9 +106,10 @@ extension GroupState {
             guard encryptionKeys.insert(leaf.encryptionKey).inserted else {
                 throw .tree(.duplicateEncryptionKey(node: 2 * result.tree.leafCount))
             }
-            let index = result.tree.add(leaf)
+            let index = result.tree.addWithoutRehash(leaf)
             result.added.append(AddedMember(leafIndex: index, keyPackage: keyPackage, keyPackageRef: ref))
         }
+        result.tree.rehash(changed: result.added.map { 2 * $0.leafIndex })
     }
 
     /// RFC 9420 §7.3, §11.1, §12.1.7: every member supports every credential type in use, the

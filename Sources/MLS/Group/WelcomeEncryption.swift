@@ -20,10 +20,15 @@ extension Welcome {
     ) throws(WelcomeError) -> Welcome {
         guard groupInfo.groupContext.cipherSuite == suite.rawValue else { throw .cipherSuiteMismatch }
         let encryptedGroupInfo = try encryptGroupInfo(groupInfo, welcomeSecret: welcomeSecret, suite: suite)
+        // The EncryptContext holds the whole encrypted GroupInfo (with the ratchet tree): hashed once.
+        let prepared: HPKEPreparedInfo
+        do { prepared = try suite.prepareEncryptContext(label: groupSecretsLabel, context: encryptedGroupInfo) } catch {
+            throw .crypto(error)
+        }
         var secrets: [EncryptedGroupSecrets] = []
+        secrets.reserveCapacity(recipients.count)
         for recipient in recipients {
-            secrets.append(try encryptGroupSecrets(
-                recipient.groupSecrets, to: recipient.keyPackage, encryptedGroupInfo: encryptedGroupInfo, suite: suite))
+            secrets.append(try encryptGroupSecrets(recipient.groupSecrets, to: recipient.keyPackage, prepared: prepared, suite: suite))
         }
         return Welcome(cipherSuite: suite.rawValue, secrets: secrets, encryptedGroupInfo: encryptedGroupInfo)
     }
@@ -43,11 +48,20 @@ extension Welcome {
     public static func encryptGroupSecrets(
         _ groupSecrets: GroupSecrets, to keyPackage: KeyPackage, encryptedGroupInfo: [UInt8], suite: CipherSuite
     ) throws(WelcomeError) -> EncryptedGroupSecrets {
+        let prepared: HPKEPreparedInfo
+        do { prepared = try suite.prepareEncryptContext(label: groupSecretsLabel, context: encryptedGroupInfo) } catch {
+            throw .crypto(error)
+        }
+        return try encryptGroupSecrets(groupSecrets, to: keyPackage, prepared: prepared, suite: suite)
+    }
+
+    static func encryptGroupSecrets(
+        _ groupSecrets: GroupSecrets, to keyPackage: KeyPackage, prepared: HPKEPreparedInfo, suite: CipherSuite
+    ) throws(WelcomeError) -> EncryptedGroupSecrets {
         guard keyPackage.cipherSuite == suite.rawValue else { throw .cipherSuiteMismatch }
         do {
             let sealed = try suite.encryptWithLabel(
-                publicKey: keyPackage.initKey, label: groupSecretsLabel, context: encryptedGroupInfo,
-                plaintext: groupSecrets.encoded())
+                publicKey: keyPackage.initKey, prepared: prepared, plaintext: groupSecrets.encoded())
             return EncryptedGroupSecrets(
                 newMember: suite.makeKeyPackageRef(keyPackage.encoded()),
                 encryptedGroupSecrets: HPKECiphertext(kemOutput: sealed.kemOutput, ciphertext: sealed.ciphertext))

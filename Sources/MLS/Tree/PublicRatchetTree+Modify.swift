@@ -5,16 +5,25 @@ extension PublicRatchetTree {
     /// Returns the leaf index.
     @discardableResult
     public mutating func add(_ leafNode: LeafNode) -> UInt32 {
+        let leaf = addWithoutRehash(leafNode)
+        rehash(changed: [2 * leaf])
+        return leaf
+    }
+
+    /// `add` leaving the hashes above the new leaf stale, so a commit adding many members rehashes
+    /// each ancestor once (`rehash(changed:)` with every new leaf) instead of once per member.
+    mutating func addWithoutRehash(_ leafNode: LeafNode) -> UInt32 {
         let next = nextAddIndex
         let leaf = next < leafCount ? next : extend()
         blankLeafHint = leaf + 1
         nodes[Int(2 * leaf)] = .leaf(leafNode)
         for p in directPath(ofLeaf: leaf) {
             guard case .parent(var parent) = nodes[Int(p)] else { continue }
+            // Blank the slot first so the unmerged_leaves buffer is uniquely held and grows in place.
+            nodes[Int(p)] = nil
             parent.unmergedLeaves.append(leaf)
             nodes[Int(p)] = .parent(parent)
         }
-        rehash(changed: [2 * leaf])
         return leaf
     }
 

@@ -56,14 +56,17 @@ extension PublicRatchetTree {
     public func encryptUpdatePath(
         _ committer: CommitterPath, groupContext: [UInt8], excluding: Set<UInt32> = []
     ) throws(TreeError) -> UpdatePath {
+        let prepared: HPKEPreparedInfo
+        do { prepared = try suite.prepareEncryptContext(label: "UpdatePathNode", context: groupContext) } catch {
+            throw .crypto(error)
+        }
         var updateNodes: [UpdatePathNode] = []
         for entry in committer.path {
             var ciphertexts: [HPKECiphertext] = []
             for x in copathResolution(entry.copathChild, excluding: excluding) {
                 guard let key = encryptionKey(at: x) else { continue }
                 do {
-                    let sealed = try suite.encryptWithLabel(
-                        publicKey: key, label: "UpdatePathNode", context: groupContext, plaintext: entry.pathSecret)
+                    let sealed = try suite.encryptWithLabel(publicKey: key, prepared: prepared, plaintext: entry.pathSecret)
                     ciphertexts.append(HPKECiphertext(kemOutput: sealed.kemOutput, ciphertext: sealed.ciphertext))
                 } catch {
                     throw .crypto(error)
