@@ -63,29 +63,21 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try decoder.readString(at: try require(key), path: .key(key, path))
     }
 
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try float(type, key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try float(type, key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try decoder.decode(T.self, at: try require(key), path: .key(key, path))
-    }
-
-    private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
-        try decoder.readInteger(T.self, at: try require(key), path: .key(key, path))
-    }
-
-    private func float<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type, _ key: Key) throws -> T {
-        try decoder.readFloatingPoint(T.self, at: try require(key), path: .key(key, path))
     }
 
     // One lookup instead of the default contains + decodeNil + decode.
@@ -99,20 +91,35 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decoder.readString(at: value, path: .key(key, path))
     }
 
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(type, key) }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optionalInteger(type, key) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optionalInteger(type, key) }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optionalInteger(type, key) }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optionalInteger(type, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.read(type, at: value, path: .key(key, path))
+    }
+
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.read(type, at: value, path: .key(key, path))
+    }
+
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.read(type, at: value, path: .key(key, path))
+    }
+
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.read(type, at: value, path: .key(key, path))
+    }
+
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.read(type, at: value, path: .key(key, path))
+    }
+
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = optional(key) else { return nil }
         return try decoder.decode(T.self, at: value, path: .key(key, path))
-    }
-
-    private func optionalInteger<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T? {
-        guard let value = optional(key) else { return nil }
-        return try decoder.readInteger(T.self, at: value, path: .key(key, path))
     }
 
     // MARK: Nesting

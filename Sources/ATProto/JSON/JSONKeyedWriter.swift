@@ -20,32 +20,70 @@ struct JSONKeyedWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
         encoder.write(value)
     }
 
-    mutating func encode(_ value: Double, forKey key: Key) throws { try float(value, key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try float(value, key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        try encoder.write(value)
+    }
+
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        try encoder.write(value)
+    }
+
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        encoder.write(value)
+    }
+
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        encoder.write(value)
+    }
+
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        encoder.write(value)
+    }
+
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        encoder.write(value)
+    }
+
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        encoder.write(value)
+    }
+
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        encoder.write(value)
+    }
+
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        encoder.write(value)
+    }
+
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        encoder.write(value)
+    }
+
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        encoder.write(value)
+    }
+
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        try encoder.beginMember(of: serial, key: key.stringValue)
+        encoder.write(value)
+    }
+
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try encoder.beginMember(of: serial, key: key.stringValue)
         try encoder.encodeMember(value, key: key)
-    }
-
-    private func integer<T: FixedWidthInteger>(_ value: T, _ key: Key) throws {
-        try encoder.beginMember(of: serial, key: key.stringValue)
-        encoder.write(integer: value)
-    }
-
-    private func float<T: BinaryFloatingPoint & CustomStringConvertible>(_ value: T, _ key: Key) throws {
-        try encoder.beginMember(of: serial, key: key.stringValue)
-        try encoder.write(float: value)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
@@ -86,18 +124,18 @@ struct JSONUnkeyedWriter: UnkeyedEncodingContainer {
     mutating func encodeNil() throws { try begin(); encoder.writeNull() }
     mutating func encode(_ value: Bool) throws { try begin(); encoder.write(value) }
     mutating func encode(_ value: String) throws { try begin(); encoder.write(value) }
-    mutating func encode(_ value: Double) throws { try begin(); try encoder.write(float: value) }
-    mutating func encode(_ value: Float) throws { try begin(); try encoder.write(float: value) }
-    mutating func encode(_ value: Int) throws { try begin(); encoder.write(integer: value) }
-    mutating func encode(_ value: Int8) throws { try begin(); encoder.write(integer: value) }
-    mutating func encode(_ value: Int16) throws { try begin(); encoder.write(integer: value) }
-    mutating func encode(_ value: Int32) throws { try begin(); encoder.write(integer: value) }
-    mutating func encode(_ value: Int64) throws { try begin(); encoder.write(integer: value) }
-    mutating func encode(_ value: UInt) throws { try begin(); encoder.write(integer: value) }
-    mutating func encode(_ value: UInt8) throws { try begin(); encoder.write(integer: value) }
-    mutating func encode(_ value: UInt16) throws { try begin(); encoder.write(integer: value) }
-    mutating func encode(_ value: UInt32) throws { try begin(); encoder.write(integer: value) }
-    mutating func encode(_ value: UInt64) throws { try begin(); encoder.write(integer: value) }
+    mutating func encode(_ value: Double) throws { try begin(); try encoder.write(value) }
+    mutating func encode(_ value: Float) throws { try begin(); try encoder.write(value) }
+    mutating func encode(_ value: Int) throws { try begin(); encoder.write(value) }
+    mutating func encode(_ value: Int8) throws { try begin(); encoder.write(value) }
+    mutating func encode(_ value: Int16) throws { try begin(); encoder.write(value) }
+    mutating func encode(_ value: Int32) throws { try begin(); encoder.write(value) }
+    mutating func encode(_ value: Int64) throws { try begin(); encoder.write(value) }
+    mutating func encode(_ value: UInt) throws { try begin(); encoder.write(value) }
+    mutating func encode(_ value: UInt8) throws { try begin(); encoder.write(value) }
+    mutating func encode(_ value: UInt16) throws { try begin(); encoder.write(value) }
+    mutating func encode(_ value: UInt32) throws { try begin(); encoder.write(value) }
+    mutating func encode(_ value: UInt64) throws { try begin(); encoder.write(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         let index = count

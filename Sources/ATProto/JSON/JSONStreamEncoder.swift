@@ -66,6 +66,10 @@ final class JSONStreamEncoder: Encoder, SingleValueEncodingContainer {
             state.write(bytes: value as! ATBytes)
             return
         }
+        if T.self == [String].self {
+            state.write(strings: value as! [String])
+            return
+        }
         let saved = state.beginValue()
         path.append(key())
         defer { path.removeLast() }
@@ -83,9 +87,21 @@ final class JSONStreamEncoder: Encoder, SingleValueEncodingContainer {
     func writeNull() { state.writeNull() }
     func write(_ value: Bool) { state.write(value) }
     func write(_ value: String) { state.write(value) }
-    func write<T: FixedWidthInteger>(integer value: T) { state.write(integer: value) }
+    // Concrete entry points for the containers (see JSONTapeDecoder.read: no partial specialization).
+    func write(_ value: Int) { state.write(integer: value) }
+    func write(_ value: Int8) { state.write(integer: value) }
+    func write(_ value: Int16) { state.write(integer: value) }
+    func write(_ value: Int32) { state.write(integer: value) }
+    func write(_ value: Int64) { state.write(integer: value) }
+    func write(_ value: UInt) { state.write(integer: value) }
+    func write(_ value: UInt8) { state.write(integer: value) }
+    func write(_ value: UInt16) { state.write(integer: value) }
+    func write(_ value: UInt32) { state.write(integer: value) }
+    func write(_ value: UInt64) { state.write(integer: value) }
+    func write(_ value: Double) throws { try write(float: value) }
+    func write(_ value: Float) throws { try write(float: value) }
 
-    func write<T: BinaryFloatingPoint & CustomStringConvertible>(float value: T) throws {
+    private func write<T: BinaryFloatingPoint & CustomStringConvertible>(float value: T) throws {
         guard state.write(float: value) else {
             throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: "Unable to encode \(T.self).\(value) directly in JSON."))
         }
@@ -100,17 +116,17 @@ final class JSONStreamEncoder: Encoder, SingleValueEncodingContainer {
     func encodeNil() throws { try beginSingleValue("null"); writeNull() }
     func encode(_ value: Bool) throws { try beginSingleValue(value); write(value) }
     func encode(_ value: String) throws { try beginSingleValue(value); write(value) }
-    func encode(_ value: Double) throws { try beginSingleValue(value); try write(float: value) }
-    func encode(_ value: Float) throws { try beginSingleValue(value); try write(float: value) }
-    func encode(_ value: Int) throws { try beginSingleValue(value); write(integer: value) }
-    func encode(_ value: Int8) throws { try beginSingleValue(value); write(integer: value) }
-    func encode(_ value: Int16) throws { try beginSingleValue(value); write(integer: value) }
-    func encode(_ value: Int32) throws { try beginSingleValue(value); write(integer: value) }
-    func encode(_ value: Int64) throws { try beginSingleValue(value); write(integer: value) }
-    func encode(_ value: UInt) throws { try beginSingleValue(value); write(integer: value) }
-    func encode(_ value: UInt8) throws { try beginSingleValue(value); write(integer: value) }
-    func encode(_ value: UInt16) throws { try beginSingleValue(value); write(integer: value) }
-    func encode(_ value: UInt32) throws { try beginSingleValue(value); write(integer: value) }
-    func encode(_ value: UInt64) throws { try beginSingleValue(value); write(integer: value) }
+    func encode(_ value: Double) throws { try beginSingleValue(value); try write(value) }
+    func encode(_ value: Float) throws { try beginSingleValue(value); try write(value) }
+    func encode(_ value: Int) throws { try beginSingleValue(value); write(value) }
+    func encode(_ value: Int8) throws { try beginSingleValue(value); write(value) }
+    func encode(_ value: Int16) throws { try beginSingleValue(value); write(value) }
+    func encode(_ value: Int32) throws { try beginSingleValue(value); write(value) }
+    func encode(_ value: Int64) throws { try beginSingleValue(value); write(value) }
+    func encode(_ value: UInt) throws { try beginSingleValue(value); write(value) }
+    func encode(_ value: UInt8) throws { try beginSingleValue(value); write(value) }
+    func encode(_ value: UInt16) throws { try beginSingleValue(value); write(value) }
+    func encode(_ value: UInt32) throws { try beginSingleValue(value); write(value) }
+    func encode(_ value: UInt64) throws { try beginSingleValue(value); write(value) }
     func encode<T: Encodable>(_ value: T) throws { try value.encode(to: self) }
 }

@@ -119,6 +119,15 @@ struct JSONStreamState {
         JSONWriter.appendString(value, to: &output)
     }
 
+    mutating func write(strings: [String]) {
+        output.append(UInt8(ascii: "["))
+        for (index, string) in strings.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            JSONWriter.appendString(string, to: &output)
+        }
+        output.append(UInt8(ascii: "]"))
+    }
+
     /// `ATBytes`' own encoding, `{"$bytes":"<base64, no padding>"}`, written directly.
     mutating func write(bytes: ATBytes) {
         output.append(contentsOf: JSONWriter.bytesPrefix)
@@ -127,7 +136,20 @@ struct JSONStreamState {
     }
 
     mutating func write<T: FixedWidthInteger>(integer value: T) {
-        output.append(contentsOf: String(value).utf8)
+        if value == 0 {
+            output.append(UInt8(ascii: "0"))
+            return
+        }
+        // Digits of the magnitude, least significant first, then reversed in place.
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = output.count
+        while magnitude > 0 {
+            let (quotient, digit) = magnitude.quotientAndRemainder(dividingBy: 10)
+            output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: digit))
+            magnitude = quotient
+        }
+        output[start...].reverse()
     }
 
     /// False for NaN and infinities, which JSON cannot carry.

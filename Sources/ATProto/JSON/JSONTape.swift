@@ -179,13 +179,16 @@ struct JSONTape: Sendable {
         let start = position
         var escaped = false
         while true {
-            guard position < bytes.count else { throw JSONParseError(.unexpectedEnd, at: position) }
-            let byte = bytes[position]
-            if byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-                position += 1
-                continue
+            // Plain ASCII runs are the bulk of every string: scan them in a tight loop on a local index.
+            var index = position
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+                index += 1
             }
-            switch byte {
+            position = index
+            guard position < bytes.count else { throw JSONParseError(.unexpectedEnd, at: position) }
+            switch bytes[position] {
             case UInt8(ascii: "\""):
                 append(.string, flag: escaped, start: start, end: position)
                 position += 1

@@ -32,6 +32,7 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
         // The commonest leaves skip the Decodable round trip (a container box and a metadata lookup each).
         if T.self == String.self { return try readString(at: node, path: path()) as! T }
         if T.self == ATBytes.self { return try readBytes(at: node, path: path()) as! T }
+        if T.self == [String].self { return try readStrings(at: node, path: path()) as! T }
         let path = path()
         let savedIndex = index, savedPath = self.path
         index = node
@@ -133,6 +134,58 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
             position += 1
         }
         return value
+    }
+
+    // Concrete entry points for the containers: a generic reader called from a container generic
+    // over its Key would not be specialized (no partial specialization) and would run slowly.
+    func read(_ type: Int.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> Int {
+        try readInteger(type, at: node, path: path())
+    }
+    func read(_ type: Int8.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> Int8 {
+        try readInteger(type, at: node, path: path())
+    }
+    func read(_ type: Int16.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> Int16 {
+        try readInteger(type, at: node, path: path())
+    }
+    func read(_ type: Int32.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> Int32 {
+        try readInteger(type, at: node, path: path())
+    }
+    func read(_ type: Int64.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> Int64 {
+        try readInteger(type, at: node, path: path())
+    }
+    func read(_ type: UInt.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> UInt {
+        try readInteger(type, at: node, path: path())
+    }
+    func read(_ type: UInt8.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> UInt8 {
+        try readInteger(type, at: node, path: path())
+    }
+    func read(_ type: UInt16.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> UInt16 {
+        try readInteger(type, at: node, path: path())
+    }
+    func read(_ type: UInt32.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> UInt32 {
+        try readInteger(type, at: node, path: path())
+    }
+    func read(_ type: UInt64.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> UInt64 {
+        try readInteger(type, at: node, path: path())
+    }
+    func read(_ type: Double.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> Double {
+        try readFloatingPoint(type, at: node, path: path())
+    }
+    func read(_ type: Float.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> Float {
+        try readFloatingPoint(type, at: node, path: path())
+    }
+
+    /// `[String]` without the generic `Array.init(from:)` (which grows its storage one append at a time).
+    func readStrings(at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> [String] {
+        try expect(.array, at: node, as: [String].self, path: path())
+        var strings: [String] = []
+        strings.reserveCapacity(tape.nodes[node].count)
+        var element = node + 1
+        while element < tape.nodes[node].next {
+            strings.append(try readString(at: element, path: .index(strings.count, path())))
+            element = tape.nodes[element].next
+        }
+        return strings
     }
 
     // MARK: SingleValueDecodingContainer

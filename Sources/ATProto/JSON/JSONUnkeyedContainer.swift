@@ -44,32 +44,70 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
         return try decoder.readString(at: try advance(type), path: .index(at, path))
     }
 
-    mutating func decode(_ type: Double.Type) throws -> Double { try float(type) }
-    mutating func decode(_ type: Float.Type) throws -> Float { try float(type) }
-    mutating func decode(_ type: Int.Type) throws -> Int { try integer(type) }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
+    mutating func decode(_ type: Int.Type) throws -> Int {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
+    mutating func decode(_ type: Int8.Type) throws -> Int8 {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
+    mutating func decode(_ type: Int16.Type) throws -> Int16 {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
+    mutating func decode(_ type: Int32.Type) throws -> Int32 {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
+    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
+    mutating func decode(_ type: UInt.Type) throws -> UInt {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+        let at = currentIndex
+        return try decoder.read(type, at: try advance(type), path: .index(at, path))
+    }
+
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let at = currentIndex
         return try decoder.decode(T.self, at: try advance(type), path: .index(at, path))
-    }
-
-    private mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-        let at = currentIndex
-        return try decoder.readInteger(T.self, at: try advance(type), path: .index(at, path))
-    }
-
-    private mutating func float<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type) throws -> T {
-        let at = currentIndex
-        return try decoder.readFloatingPoint(T.self, at: try advance(type), path: .index(at, path))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
