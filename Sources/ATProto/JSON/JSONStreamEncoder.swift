@@ -130,3 +130,11 @@ final class JSONStreamEncoder: Encoder, SingleValueEncodingContainer {
     func encode(_ value: UInt64) throws { try beginSingleValue(value); write(value) }
     func encode<T: Encodable>(_ value: T) throws { try value.encode(to: self) }
 }
+
+extension JSONStreamEncoder {
+    /// Fails `encoder`'s encoding and hands back a detached encoder whose output is never used.
+    static func unsupportedSuperEncoder(failing encoder: JSONStreamEncoder) -> any Encoder {
+        encoder.fail("superEncoder is not supported by the streaming JSON encoder")
+        return JSONStreamEncoder()
+    }
+}
