@@ -7,7 +7,7 @@ public struct ATBytes: Codable, Sendable, Equatable, Hashable {
 
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    private enum CodingKeys: String, CodingKey { case bytes = "$bytes" }
+    enum CodingKeys: String, CodingKey { case bytes = "$bytes" }
 
     public init(from decoder: Decoder) throws {
         let text: String

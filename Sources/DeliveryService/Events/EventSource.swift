@@ -1,5 +1,5 @@
+import ATProto
 import DeliveryStore
-import Foundation
 
 /// Reads a conversation's log and prepares its events for sending; messageEvents carry the message
 /// itself when its ciphertext is at most `inlineCiphertextLimit` bytes (thin-mode messages, which
@@ -34,6 +34,6 @@ struct EventSource: Sendable {
     /// The message seq in a messageEvent's payload (`{"seq": …}`); nil if absent.
     private static func messageSeq(_ event: ConvoEvent) -> Int64 {
         struct Pointer: Decodable { var seq: Int64 }
-        return (try? JSONDecoder().decode(Pointer.self, from: Data(event.payload.utf8)).seq) ?? -1
+        return (try? StrictJSON.decode(Pointer.self, from: Array(event.payload.utf8)).seq) ?? -1
     }
 }

@@ -1,5 +1,5 @@
+import ATProto
 import DeliveryStore
-import Foundation
 
 /// One event of a conversation's log, encoded once for every subscriber: the JSON object without
 /// its `cursor`, which `frame(cursor:)` adds per subscriber.
@@ -28,22 +28,21 @@ struct PreparedEvent: Sendable {
     init(_ event: ConvoEvent, message: MessageRow?) throws {
         convoID = event.convoID
         seq = event.seq
-        let payload = Data(event.payload.utf8)
-        let decoder = JSONDecoder()
+        let payload = Array(event.payload.utf8)
         switch event.kind {
         case .messageEvent:
-            let pointer = try decoder.decode(MessagePointer.self, from: payload)
+            let pointer = try StrictJSON.decode(MessagePointer.self, from: payload)
             body = try Self.json(MessageEventBody(
                 convoId: event.convoID, eventSeq: event.seq, seq: pointer.seq, msgId: pointer.msgId, epoch: pointer.epoch,
                 sender: pointer.sender, messageType: pointer.messageType, message: message.map(MessageView.init)))
             membership = nil
         case .membershipChangeEvent:
-            let change = try decoder.decode(MembershipChange.self, from: payload)
+            let change = try StrictJSON.decode(MembershipChange.self, from: payload)
             body = try Self.json(MembershipEventBody(convoId: event.convoID, eventSeq: event.seq, did: change.did,
                                                      action: change.action.rawValue, epoch: change.epoch))
             membership = change
         case .epochAdvanced:
-            let epoch = try decoder.decode(EpochPointer.self, from: payload)
+            let epoch = try StrictJSON.decode(EpochPointer.self, from: payload)
             body = try Self.json(EpochEventBody(convoId: event.convoID, eventSeq: event.seq, epoch: epoch.epoch,
                                                 commitSeq: epoch.commitSeq))
             membership = nil

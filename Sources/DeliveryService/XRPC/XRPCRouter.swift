@@ -11,6 +11,8 @@ import Synchronization
 /// Request path: socket → HTTP parser → here (NSID) → IP limit → auth → DID limit → handler → Store → response writer.
 public final class XRPCRouter: HTTPResponder {
     private let methods: [String: XRPCMethod]
+    /// The same methods by request path (`/xrpc/<nsid>`): found per request without building the NSID.
+    private let methodsByPath: [String: XRPCMethod]
     private let limitClasses: [String: RateLimitClass]
     private let plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse]
     let authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?
@@ -40,6 +42,7 @@ public final class XRPCRouter: HTTPResponder {
             table[method.nsid] = method
         }
         self.methods = table
+        methodsByPath = Dictionary(uniqueKeysWithValues: table.values.map { ("/xrpc/" + $0.nsid, $0) })
         limitClasses = table.mapValues { RateLimitClass(nsid: $0.nsid) }
         self.plainRoutes = plainRoutes
         self.authenticate = authenticate
@@ -52,8 +55,7 @@ public final class XRPCRouter: HTTPResponder {
     public var nsids: [String] { methods.keys.sorted() }
 
     func method(for path: String) -> XRPCMethod? {
-        guard path.hasPrefix("/xrpc/") else { return nil }
-        return methods[String(path.dropFirst(6))]
+        methodsByPath[path]
     }
 
     public func maxBodySize(for head: HTTPRequestHead) -> Int {
@@ -90,7 +92,8 @@ public final class XRPCRouter: HTTPResponder {
             return XRPCError(404, "NotFound", "no route \(request.path)").response
         }
         let requestID = requestIDPrefix + "-" + String(requestCounter.add(1, ordering: .relaxed).newValue, radix: 36)
-        let nsid = String(request.path.dropFirst(6))
+        let method = methodsByPath[request.path]
+        let nsid = method?.nsid ?? String(request.path.dropFirst(6))
         let start = DispatchTime.now().uptimeNanoseconds
         let outcome: Outcome
         // Before the method lookup, auth or any decoding: a flood from one address costs a hash lookup.
@@ -98,7 +101,7 @@ public final class XRPCRouter: HTTPResponder {
             peer: request.remoteAddress, forwardedFor: request.headers.values(for: "X-Forwarded-For"))) {
             metrics?.recordRateLimited(scope: "ip")
             outcome = Outcome(.rateLimited(retryAfter: retryAfter))
-        } else if let method = methods[nsid] {
+        } else if let method {
             outcome = run(method, request: request, body: body, requestID: requestID)
         } else {
             outcome = Outcome(.methodNotImplemented(nsid))
@@ -115,7 +118,7 @@ public final class XRPCRouter: HTTPResponder {
                 }
             }
         }
-        if methods[nsid] != nil {
+        if method != nil {
             RequestLogEntry(requestID: requestID, nsid: nsid, status: status, errorName: outcome.errorName,
                             durationMicros: elapsed / 1000, caller: outcome.caller?.rawValue).write(to: log)
         }

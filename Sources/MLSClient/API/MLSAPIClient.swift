@@ -1,3 +1,4 @@
+import ATProto
 import Dispatch
 import Foundation
 import HTTP
@@ -92,7 +93,7 @@ public struct MLSAPIClient: Sendable {
             var error: String?
             var message: String?
         }
-        guard let decoded = try? JSONDecoder().decode(Body.self, from: Data(body)) else { return (nil, nil) }
+        guard let decoded = try? StrictJSON.decode(Body.self, from: body) else { return (nil, nil) }
         return (decoded.error, decoded.message)
     }
 
@@ -129,7 +130,7 @@ public struct MLSAPIClient: Sendable {
     public func call<Output: Decodable>(_ request: XRPCRequest, as type: Output.Type = Output.self) async throws(MLSAPIError) -> Output {
         let response = try await send(request)
         do {
-            return try JSONDecoder().decode(Output.self, from: Data(response.body))
+            return try StrictJSON.decode(Output.self, from: response.body)
         } catch {
             throw .decoding("\(request.nsid): \(error)")
         }

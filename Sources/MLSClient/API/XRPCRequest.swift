@@ -1,3 +1,4 @@
+import ATProto
 import Foundation
 
 /// One XRPC call before it is sent: a query (GET with parameters) or a procedure (POST with a body).
@@ -26,9 +27,9 @@ public struct XRPCRequest: Sendable {
 
     /// A procedure whose body is `input` as JSON.
     public static func procedure<Input: Encodable>(_ nsid: String, _ input: Input) throws(MLSAPIError) -> XRPCRequest {
-        let body: Data
-        do { body = try JSONEncoder().encode(input) } catch { throw .invalidRequest("cannot encode \(nsid) input: \(error)") }
-        return XRPCRequest(nsid: nsid, kind: .procedure(body: Array(body), contentType: "application/json"))
+        let body: [UInt8]
+        do { body = try StrictJSON.encode(input) } catch { throw .invalidRequest("cannot encode \(nsid) input: \(error)") }
+        return XRPCRequest(nsid: nsid, kind: .procedure(body: body, contentType: "application/json"))
     }
 
     public var httpMethod: String {

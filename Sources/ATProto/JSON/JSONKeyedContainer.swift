@@ -1,0 +1,168 @@
+/// A JSON object seen through `Key`. Lookups walk the object's members on the tape comparing key
+/// bytes in place: objects in requests are small, and this allocates nothing.
+struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: JSONTapeDecoder
+    let object: Int
+    let path: JSONCodingPath
+
+    init(decoder: JSONTapeDecoder, object: Int, path: JSONCodingPath) {
+        self.decoder = decoder
+        self.object = object
+        self.path = path
+    }
+
+    var codingPath: [any CodingKey] { path.keys }
+
+    var allKeys: [Key] {
+        let tape = decoder.tape
+        var keys: [Key] = []
+        var member = object + 1
+        while member < tape.nodes[object].next {
+            if let key = Key(stringValue: tape.string(at: member)) { keys.append(key) }
+            member = tape.nodes[member + 1].next
+        }
+        return keys
+    }
+
+    /// The tape index of the value under `key`, if the object has it.
+    private func valueIndex(_ key: Key) -> Int? {
+        let name = key.stringValue
+        let tape = decoder.tape
+        let end = tape.nodes[object].next
+        var member = object + 1
+        while member < end {
+            if tape.string(at: member, equals: name) { return member + 1 }
+            member = tape.nodes[member + 1].next
+        }
+        return nil
+    }
+
+    private func require(_ key: Key) throws -> Int {
+        guard let value = valueIndex(key) else {
+            throw DecodingError.keyNotFound(key, .init(
+                codingPath: path.keys, debugDescription: "No value associated with key \(key.stringValue)."))
+        }
+        return value
+    }
+
+    /// Nil for a missing key or a null value.
+    private func optional(_ key: Key) -> Int? {
+        guard let value = valueIndex(key), decoder.tape.nodes[value].kind != .null else { return nil }
+        return value
+    }
+
+    func contains(_ key: Key) -> Bool { valueIndex(key) != nil }
+
+    func decodeNil(forKey key: Key) throws -> Bool { decoder.tape.nodes[try require(key)].kind == .null }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try decoder.readBool(at: try require(key), path: .key(key, path))
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try decoder.readString(at: try require(key), path: .key(key, path))
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.decode(T.self, at: try require(key), path: .key(key, path))
+    }
+
+    // One lookup instead of the default contains + decodeNil + decode.
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.readBool(at: value, path: .key(key, path))
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.readString(at: value, path: .key(key, path))
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.read(type, at: value, path: .key(key, path))
+    }
+
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.read(type, at: value, path: .key(key, path))
+    }
+
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.read(type, at: value, path: .key(key, path))
+    }
+
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.read(type, at: value, path: .key(key, path))
+    }
+
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.read(type, at: value, path: .key(key, path))
+    }
+
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.decode(T.self, at: value, path: .key(key, path))
+    }
+
+    // MARK: Nesting
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        let value = try require(key)
+        try decoder.expect(.object, at: value, as: [String: Any].self, path: .key(key, path))
+        return KeyedDecodingContainer(JSONKeyedContainer<NestedKey>(decoder: decoder, object: value, path: .key(key, path)))
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let value = try require(key)
+        try decoder.expect(.array, at: value, as: [Any].self, path: .key(key, path))
+        return JSONUnkeyedContainer(decoder: decoder, array: value, path: .key(key, path))
+    }
+
+    func superDecoder() throws -> any Decoder {
+        try superDecoder(named: JSONSuperKey())
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        try superDecoder(named: key)
+    }
+
+    private func superDecoder(named key: any CodingKey) throws -> any Decoder {
+        let name = key.stringValue
+        let tape = decoder.tape
+        var member = object + 1
+        while member < tape.nodes[object].next {
+            if tape.string(at: member, equals: name) {
+                return JSONTapeDecoder(tape: tape, index: member + 1, path: .key(key, path))
+            }
+            member = tape.nodes[member + 1].next
+        }
+        throw DecodingError.keyNotFound(key, .init(codingPath: path.keys, debugDescription: "No value associated with key \(name)."))
+    }
+}
+
+/// The key `superDecoder()` and `superEncoder()` use (as Foundation's coders do).
+struct JSONSuperKey: CodingKey {
+    var stringValue: String { "super" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { guard stringValue == "super" else { return nil } }
+    init?(intValue: Int) { return nil }
+}

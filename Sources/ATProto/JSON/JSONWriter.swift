@@ -1,0 +1,48 @@
+/// JSON text output shared by the stream encoder: string escaping and number text.
+enum JSONWriter {
+    static let trueText: [UInt8] = Array("true".utf8)
+    static let falseText: [UInt8] = Array("false".utf8)
+    static let nullText: [UInt8] = Array("null".utf8)
+    static let bytesPrefix: [UInt8] = Array(#"{"$bytes":""#.utf8)
+    static let bytesSuffix: [UInt8] = Array(#""}"#.utf8)
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// RFC 8259 §7: quotation mark, reverse solidus and control characters escaped; everything
+    /// else, "/" and non-ASCII included, written as is.
+    static func appendString(_ string: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        let utf8 = string.utf8
+        // Most strings need no escape: one bulk copy instead of a byte-by-byte append.
+        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in utf8 {
+            if byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                out.append(byte)
+                continue
+            }
+            out.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+            case 0x08: out.append(UInt8(ascii: "b"))
+            case 0x0C: out.append(UInt8(ascii: "f"))
+            case 0x0A: out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "t"))
+            default:
+                out.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// A finite floating-point value's shortest text, without the ".0" of integral values
+    /// (what Foundation's encoder writes).
+    static func appendNumber(_ description: String, to out: inout [UInt8]) {
+        var text = Substring(description)
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        out.append(contentsOf: text.utf8)
+    }
+}

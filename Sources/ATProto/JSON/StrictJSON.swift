@@ -1,0 +1,21 @@
+/// Codable JSON over the strict parser, for request and response bodies on the hot path: several
+/// times cheaper than Foundation's coders on Linux and stricter on input (see `JSONTape`).
+///
+/// Decoding throws `JSONParseError` for text that is not acceptable JSON and `DecodingError`
+/// (with the coding path of the offending field) when the JSON does not fit the type. Integers
+/// decode from integral numbers only; `Data`, `Date` and `URL` use their own Codable forms (no
+/// base64 or date strategies). Encoding writes object members in the order they are encoded,
+/// never escapes `/`, refuses non-finite numbers, and writes doubles with an integral value without
+/// ".0", as Foundation does.
+public enum StrictJSON {
+    public static func decode<T: Decodable>(_ type: T.Type = T.self, from bytes: [UInt8]) throws -> T {
+        let decoder = JSONTapeDecoder(tape: try JSONTape(parsing: bytes), index: 0, path: .root)
+        return try T(from: decoder)
+    }
+
+    public static func encode(_ value: some Encodable) throws -> [UInt8] {
+        let encoder = JSONStreamEncoder()
+        try encoder.encodeTopLevel(value)
+        return encoder.output
+    }
+}
