@@ -11,6 +11,7 @@ import time
 import traceback
 
 import rfc9420_fixes  # noqa: F401  (installs the workarounds before any rfc9420 group exists)
+import wire
 from mlsrs_member import MlsRsMember
 from python_member import PythonMember
 from rfc9420_member import Rfc9420Member
@@ -154,6 +155,14 @@ def conversation_by_swift(run: Run, cli: str, work: str, server: str, plc: str) 
     removed = bob.commit_pending(convo)
     run.expect(removed.status == 200, f"{who(bob)} commits {who(dave)}'s removal (mls-rs, proposal by reference): epoch {removed.epoch}")
     members = [alice, bob, carol]
+    outcome = carol.self_update(convo)
+    run.expect(outcome.status == 200, f"{who(carol)} self-update after the removal: epoch {outcome.epoch}")
+    frank = Rfc9420Member("frank", server, plc)
+    frank.publish_key_packages(1)
+    epoch = alice.invite(convo, [frank.did])
+    run.ok(f"{who(alice)} adds {who(frank)} (catbird-mls Add commit with UpdatePath): epoch {epoch}")
+    run.expect(frank.join(convo) == epoch, f"{who(frank)} joins from catbird-mls's Welcome into a tree of many path commits: epoch {epoch}")
+    members.append(frank)
     chat(run, convo, members, "A4")
     final = converge(run, convo, members, bob, "A final")
     run.ok(f"conversation A ends at epoch {final} with catbird-mls, mls-rs and rfc9420 members")
@@ -170,9 +179,14 @@ def conversation_by_rfc9420(run: Run, cli: str, work: str, server: str, plc: str
     first = carol.make_add(*(carol.api.key_package(did) for did in (alice.did, bob.did)))
     carol.apply_pending()  # createConvo wants the new epoch's GroupInfo: made before the service answers
     convo = carol.group.get_group_id().hex()
+    group_info = carol.group_info()
+    external_pub = wire.group_info_extensions(group_info).get(wire.EXTERNAL_PUB)
+    run.expect(external_pub is not None and len(wire.read_opaque(external_pub, 0)[0]) == 32
+               and wire.read_opaque(external_pub, 0)[1] == len(external_pub),
+               f"{who(carol)}'s GroupInfo carries external_pub as opaque<V> with a 32-byte key")
     view = carol.api.procedure("createConvo", {
         "groupId": convo, "cipherSuite": "MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519",
-        "groupInfo": b64(carol.group_info()), "commit": b64(first.commit), "welcomeMessage": b64(first.welcome),
+        "groupInfo": b64(group_info), "commit": b64(first.commit), "welcomeMessage": b64(first.welcome),
         "metadata": {"name": "interop B"}})
     run.expect(view["epoch"] == carol.epoch(), f"{who(carol)} creates conversation B with {who(alice)} and {who(bob)} "
                                               f"(rfc9420 commit and GroupInfo): epoch {view['epoch']}")
@@ -192,6 +206,13 @@ def conversation_by_rfc9420(run: Run, cli: str, work: str, server: str, plc: str
     except XRPCError as error:
         run.expect(error.status == 403 or error.error == "NotMember", f"{who(bob)} is no longer a member: {error.error}")
     members = [carol, alice]
+    erin = MlsRsMember("erin", server, plc)
+    erin.publish_key_packages(1)
+    epoch = alice.invite(convo, [erin.did])
+    run.ok(f"{who(alice)} adds {who(erin)} into the leaf bob2 left (catbird-mls Add commit with UpdatePath whose "
+           f"copath holds only the new member): epoch {epoch}")
+    run.expect(erin.join(convo) == epoch, f"{who(erin)} joins from catbird-mls's Welcome: epoch {epoch}")
+    members.append(erin)
     chat(run, convo, members, "B2")
     final = converge(run, convo, members, carol, "B final")
     run.ok(f"conversation B ends at epoch {final}")

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import os
 
 from rfc9420.crypto import labels as mls_labels
 from rfc9420.crypto.hpke_labels import encrypt_with_label
@@ -126,9 +127,14 @@ def _compute_parent_hash_for_leaf(self, leaf_index):
     return _original_parent_hash_for_leaf(self, leaf_index)
 
 
-RatchetTree._filtered_direct_path_pairs = _filtered_direct_path_pairs
-RatchetTree.create_update_path = _create_update_path
-RatchetTree._compute_parent_hash_for_leaf = _compute_parent_hash_for_leaf
+# INTEROP_WITHOUT_FIXES=1,2 leaves those fixes out, to watch rfc9420's own behaviour fail the run.
+disabled = {int(n) for n in os.environ.get("INTEROP_WITHOUT_FIXES", "").split(",") if n.strip()}
+if 1 not in disabled:
+    RatchetTree.create_update_path = _create_update_path
+if 2 not in disabled:
+    RatchetTree._filtered_direct_path_pairs = _filtered_direct_path_pairs
+if 4 not in disabled:
+    RatchetTree._compute_parent_hash_for_leaf = _compute_parent_hash_for_leaf
 
 
 def external_pub_prefixed(group):
@@ -136,7 +142,7 @@ def external_pub_prefixed(group):
     class _Prefixed:
         def __enter__(self):
             self.key = group._external_public_key
-            if self.key:
+            if self.key and 3 not in disabled:
                 group._external_public_key = write_opaque_varint(self.key)
 
         def __exit__(self, *exc):

@@ -75,8 +75,9 @@ class Rfc9420Member(PythonMember):
         token = fixes.joining.set(True)
         try:
             # Fix 5: the protocol-level join, given the leaf's private key.
-            self.group = ProtocolMLSGroup.from_welcome(decoded, init_private, self.crypto, key_package=package,
-                                                       encryption_private_key=leaf_private)
+            self.group = ProtocolMLSGroup.from_welcome(
+                decoded, init_private, self.crypto, key_package=package,
+                encryption_private_key=None if 5 in fixes.disabled else leaf_private)
         finally:
             fixes.joining.reset(token)
 
@@ -95,7 +96,10 @@ class Rfc9420Member(PythonMember):
         if header.content_type == wire.PROPOSAL:
             self.group.process_proposal(plaintext, Sender(header.sender_leaf, SenderType.MEMBER))
             return None
-        self.group.process_commit(plaintext, header.sender_leaf)
+        if header.sender_type == wire.SENDER_NEW_MEMBER_COMMIT:
+            self.group.process_external_commit(plaintext)
+        else:
+            self.group.process_commit(plaintext, header.sender_leaf)
         self.forget_proposals()
         if self.group._own_leaf_index < 0 or self.group._ratchet_tree.get_node(self.group._own_leaf_index * 2).leaf_node is None:
             self.active = False
@@ -103,6 +107,8 @@ class Rfc9420Member(PythonMember):
 
     def forget_proposals(self) -> None:
         """Proposals do not outlive their epoch (RFC 9420 §12.4.2); rfc9420 keeps them (fix 6)."""
+        if 6 in fixes.disabled:
+            return
         self.group._pending_proposals = []
         self.group._proposal_cache = {}
 
@@ -155,4 +161,4 @@ class Rfc9420Member(PythonMember):
 
     def exporter(self) -> bytes:
         # Fix 7: RFC 9420 §8.5 expands with Hash(context); rfc9420 uses the context as is.
-        return self.group.export_secret(EXPORT_LABEL, self.crypto.hash(b""), 32)
+        return self.group.export_secret(EXPORT_LABEL, b"" if 7 in fixes.disabled else self.crypto.hash(b""), 32)

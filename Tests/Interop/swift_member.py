@@ -60,6 +60,10 @@ class SwiftMember:
     def remove(self, convo: str, did: str) -> int:
         return int(self._run("remove", convo, did)["newEpoch"])
 
+    def rejoin(self, convo: str) -> int:
+        """An external commit from the service's GroupInfo (RFC 9420 §12.4.3.2), replacing our leaf."""
+        return int(self._run("rejoin", convo)["epoch"])
+
     def leave(self, convo: str) -> None:
         self._run("leave", convo)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 PUBLIC_MESSAGE, PRIVATE_MESSAGE, WELCOME, GROUP_INFO, KEY_PACKAGE = 1, 2, 3, 4, 5
 APPLICATION, PROPOSAL, COMMIT = 1, 2, 3
-SENDER_MEMBER = 1
+SENDER_MEMBER, SENDER_NEW_MEMBER_COMMIT = 1, 4
 
 
 def read_varint(data: bytes, offset: int) -> tuple[int, int]:
@@ -71,3 +71,23 @@ def header(message: bytes) -> Header:
         offset += 4
     _, offset = read_opaque(message, offset)  # authenticated_data
     return Header(wire_format, group_id, epoch, message[offset], sender_type, leaf)
+
+
+EXTERNAL_PUB = 4
+
+
+def group_info_extensions(message: bytes) -> dict[int, bytes]:
+    """The extensions of an MLSMessage(GroupInfo) (§12.4.3): type -> extension_data."""
+    if int.from_bytes(message[2:4], "big") != GROUP_INFO:
+        raise ValueError("not a GroupInfo")
+    offset = 4 + 4  # MLSMessage header, then GroupContext.version and cipher_suite
+    _, offset = read_opaque(message, offset)  # group_id
+    offset += 8  # epoch
+    for _ in range(3):  # tree_hash, confirmed_transcript_hash, GroupContext.extensions
+        _, offset = read_opaque(message, offset)
+    extensions, _ = read_opaque(message, offset)
+    out, position = {}, 0
+    while position < len(extensions):
+        kind = int.from_bytes(extensions[position:position + 2], "big")
+        out[kind], position = read_opaque(extensions, position + 2)
+    return out
