@@ -38,6 +38,9 @@ rm -f "$log"
 # The README's "Try it" commands, run for real.
 scripts/try-it.sh
 
+# Interop: AWS mls-rs and rfc9420 users beside ours on the real server (Tests/Interop/README.md).
+scripts/interop.sh
+
 # Every RFC 9420 vector file, all cipher suites, from a release build.
 swift build -c release --product mls-vectors
 .build/release/mls-vectors "$MLS_TEST_VECTORS"

@@ -16,6 +16,6 @@ struct CatbirdMLS: AsyncParsableCommand {
         """,
         subcommands: [
             Init.self, PublishKeyPackages.self, Create.self, Invite.self, Join.self, Send.self, Read.self,
-            Remove.self, Leave.self, Rejoin.self, Convos.self, DevPLC.self,
+            Remove.self, Update.self, Leave.self, Rejoin.self, Convos.self, DevPLC.self, ExportSecret.self,
         ])
 }

@@ -146,6 +146,29 @@ public actor MLSConversationClient {
         }
     }
 
+    /// Commits a self-update (RFC 9420 §12.4.2: an empty commit with an UpdatePath, so this member's
+    /// leaf and path get fresh keys) through commitGroupChange.
+    public func selfUpdate(convoId: String) async throws(MLSClientError) -> CommitGroupChangeOutput {
+        try await committing(convoId) { () async throws(MLSClientError) in
+            let group = try store.loadGroup(convoId: convoId)
+            let output = try mls { () throws(GroupError) in try group.update() }
+            let input = CommitGroupChangeInput(convoId: convoId, commit: output.commit.encoded(),
+                                               groupInfo: MLSMessage(body: .groupInfo(output.groupInfo)).encoded())
+            let result = try await call { () async throws(MLSAPIError) in try await api.commitGroupChange(input) }
+            try adopt(output.group, convoId: convoId, event: "updated its keys")
+            return result
+        }
+    }
+
+    /// MLS-Exporter(label, context, length) of the local group state (RFC 9420 §8.5), with its epoch:
+    /// what members compare to show they share the epoch's secrets. Reads nothing from the service.
+    public func exportSecret(convoId: String, label: String, context: [UInt8],
+                             length: Int) throws(MLSClientError) -> (epoch: UInt64, secret: [UInt8]) {
+        let group = try store.loadGroup(convoId: convoId)
+        let secret = try mls { () throws(GroupError) in try group.exportSecret(label: label, context: context, length: length) }
+        return (group.epoch, secret)
+    }
+
     /// Runs a commit after catching up; on a lost race (409) catches up again and retries once.
     func committing<T>(_ convoId: String, _ body: () async throws(MLSClientError) -> T) async throws(MLSClientError) -> T {
         _ = try await read(convoId: convoId)
