@@ -31,6 +31,9 @@ let package = Package(
         // Test-vector checks shared by the mls-vectors runner and the test suite.
         .target(name: "MLSVectors", dependencies: ["MLS"]),
         .executableTarget(name: "mls-vectors", dependencies: ["MLSVectors"]),
+        // Known-answer files for the natively written ML-KEM, X-Wing and SHA-3 (scripts/fetch-test-data.sh).
+        .target(name: "CryptoVectors", dependencies: ["MLSVectors", "MLS", "Primitives"]),
+        .executableTarget(name: "crypto-vectors", dependencies: ["CryptoVectors"]),
         .executableTarget(name: "mls-bench", dependencies: ["MLS", "Primitives"], path: "Benchmarks/MLSBench"),
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
         .executableTarget(name: "ds-bench", dependencies: ["MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
