@@ -53,7 +53,7 @@ let package = Package(
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
         .target(name: "MLSClient", dependencies: ["MLS", "Primitives", "HTTP", "ATProto"]),
         .executableTarget(name: "catbird-mls", dependencies: [
-            "MLSClient", "ATProto", "HTTP", "Primitives",
+            "MLSClient", "MLS", "ATProto", "HTTP", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -5,6 +5,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/install-deps.sh
+scripts/fetch-test-data.sh   # known-answer files for ML-KEM, X-Wing, SHA-3 (checksums pinned)
 
 started=""
 cleanup() {
@@ -41,3 +42,7 @@ scripts/try-it.sh
 # Every RFC 9420 vector file, all cipher suites, from a release build.
 swift build -c release --product mls-vectors
 .build/release/mls-vectors "$MLS_TEST_VECTORS"
+
+# ML-KEM-768, X-Wing, HPKE over X-Wing and SHA-3/SHAKE known answers; a missing file fails.
+swift build -c release --product crypto-vectors
+.build/release/crypto-vectors .data/test-data
