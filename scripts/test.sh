@@ -38,6 +38,7 @@ rm -f "$log"
 
 # The README's "Try it" commands, run for real.
 scripts/try-it.sh
+scripts/try-it.sh --suite MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519
 
 # Every RFC 9420 vector file, all cipher suites, from a release build.
 swift build -c release --product mls-vectors
