@@ -35,6 +35,8 @@ let package = Package(
         .target(name: "CryptoVectors", dependencies: ["MLSVectors", "MLS", "Primitives"]),
         .executableTarget(name: "crypto-vectors", dependencies: ["CryptoVectors"]),
         .executableTarget(name: "mls-bench", dependencies: ["MLS", "Primitives"], path: "Benchmarks/MLSBench"),
+        // Secret-dependent branches and addresses in ML-KEM/X-Wing, under Valgrind (scripts/ct-check.sh).
+        .executableTarget(name: "ct-check", dependencies: ["Primitives"], path: "Benchmarks/CTCheck"),
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
         .executableTarget(name: "ds-bench", dependencies: ["MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
 
