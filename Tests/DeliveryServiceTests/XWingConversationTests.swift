@@ -52,13 +52,8 @@ final class XWingConversationTests: ServiceTestCase {
         XCTAssertEqual(carol.groups[convo]?.epochAuthenticator, alice.groups[convo]?.epochAuthenticator)
 
         // Bob's self-update: a new X-Wing path, checked by the server, processed by the others.
-        let update = try XCTUnwrap(bob.groups[convo]).update()
-        let updated = try service.call("blue.catbird.mls.commitGroupChange", as: bob.identity, json: [
-            "convoId": convo, "commit": MLSTestUser.bytes(update.commit),
-            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(update.groupInfo))),
-        ])
+        let updated = try flow.commitGroupChange(bob, convo, try XCTUnwrap(bob.groups[convo]).update())
         XCTAssertEqual(updated.status, 200, "\(updated.json)")
-        bob.groups[convo] = update.group
         XCTAssertEqual(try flow.sync(carol, convo), [])
         XCTAssertEqual(carol.groups[convo]?.epochAuthenticator, bob.groups[convo]?.epochAuthenticator)
         XCTAssertEqual(try flow.send(carol, convo, "carol in epoch 3").status, 200)
@@ -67,14 +62,8 @@ final class XWingConversationTests: ServiceTestCase {
         XCTAssertEqual(alice.groups[convo]?.epoch, 3)
 
         // removeMember: Carol is out, and can neither read nor send.
-        let carolLeaf = try XCTUnwrap(carol.groups[convo]?.ownLeaf)
-        let removal = try XCTUnwrap(alice.groups[convo]).remove(leaves: [carolLeaf])
-        let removed = try service.call("blue.catbird.mls.removeMember", as: alice.identity, json: [
-            "convoId": convo, "targetDid": carol.did, "commit": MLSTestUser.bytes(removal.commit),
-            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(removal.groupInfo))), "idempotencyKey": "remove-carol",
-        ])
+        let removed = try flow.remove(carol, by: alice, from: convo, idempotencyKey: "remove-carol")
         XCTAssertEqual(removed.status, 200, "\(removed.json)")
-        alice.groups[convo] = removal.group
         XCTAssertEqual(try flow.send(alice, convo, "just us").status, 200)
         XCTAssertEqual(try flow.sync(bob, convo), ["just us"])
         XCTAssertEqual(try flow.send(carol, convo, "still here?").status, 403)

@@ -19,28 +19,22 @@ public enum SHA3 {
     }
 }
 
-/// SHAKE128 (FIPS 202 §6.2): absorb, then squeeze any number of times.
-public struct SHAKE128: Sendable {
-    var sponge = KeccakSponge(rate: 168, suffix: 0x1F)
-    public static let rate = 168
-
-    public init() {}
-
-    public mutating func absorb(_ bytes: [UInt8]) { sponge.absorb(bytes) }
-    public mutating func squeeze(_ count: Int) -> [UInt8] { sponge.squeeze(count: count) }
-    public mutating func squeeze(into buffer: UnsafeMutableRawBufferPointer) { sponge.squeeze(into: buffer) }
-
-    public static func hash(_ data: [UInt8], count: Int) -> [UInt8] {
-        var xof = SHAKE128()
-        xof.absorb(data)
-        return xof.squeeze(count)
-    }
+/// The security strength of a SHAKE instance, which fixes its rate.
+public protocol SHAKEStrength: Sendable {
+    /// Bytes absorbed or squeezed per permutation.
+    static var rate: Int { get }
 }
 
-/// SHAKE256 (FIPS 202 §6.2): absorb, then squeeze any number of times.
-public struct SHAKE256: Sendable {
-    var sponge = KeccakSponge(rate: 136, suffix: 0x1F)
-    public static let rate = 136
+public enum SHAKEStrength128: SHAKEStrength { public static let rate = 168 }
+public enum SHAKEStrength256: SHAKEStrength { public static let rate = 136 }
+
+/// SHAKE128 and SHAKE256 (FIPS 202 §6.2): absorb, then squeeze any number of times.
+public typealias SHAKE128 = SHAKE<SHAKEStrength128>
+public typealias SHAKE256 = SHAKE<SHAKEStrength256>
+
+public struct SHAKE<Strength: SHAKEStrength>: Sendable {
+    var sponge = KeccakSponge(rate: Strength.rate, suffix: 0x1F)
+    public static var rate: Int { Strength.rate }
 
     public init() {}
 
@@ -48,9 +42,9 @@ public struct SHAKE256: Sendable {
     public mutating func squeeze(_ count: Int) -> [UInt8] { sponge.squeeze(count: count) }
     public mutating func squeeze(into buffer: UnsafeMutableRawBufferPointer) { sponge.squeeze(into: buffer) }
 
-    /// SHAKE256 over the concatenation of `parts`, `count` bytes out.
+    /// The XOF over the concatenation of `parts`, `count` bytes out.
     public static func hash(_ parts: [UInt8]..., count: Int) -> [UInt8] {
-        var xof = SHAKE256()
+        var xof = SHAKE()
         for part in parts { xof.absorb(part) }
         return xof.squeeze(count)
     }

@@ -126,6 +126,29 @@ struct ChatFlow {
         }
     }
 
+    /// Sends `output` (a commit `user` made) with its GroupInfo through commitGroupChange; on 200 the
+    /// user moves to the new epoch.
+    func commitGroupChange(_ user: MLSTestUser, _ convoID: String, _ output: CommitOutput) throws -> ServiceHarness.Reply {
+        let reply = try service.call("blue.catbird.mls.commitGroupChange", as: user.identity, json: [
+            "convoId": convoID, "commit": MLSTestUser.bytes(output.commit),
+            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo))),
+        ])
+        if reply.status == 200 { user.groups[convoID] = output.group }
+        return reply
+    }
+
+    /// `admin` commits the removal of `target` through removeMember; on 200 the admin moves to the new epoch.
+    func remove(_ target: MLSTestUser, by admin: MLSTestUser, from convoID: String, idempotencyKey: String) throws -> ServiceHarness.Reply {
+        let leaf = try XCTUnwrap(target.groups[convoID]?.ownLeaf)
+        let removal = try XCTUnwrap(admin.groups[convoID]).remove(leaves: [leaf])
+        let reply = try service.call("blue.catbird.mls.removeMember", as: admin.identity, json: [
+            "convoId": convoID, "targetDid": target.did, "commit": MLSTestUser.bytes(removal.commit),
+            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(removal.groupInfo))), "idempotencyKey": idempotencyKey,
+        ])
+        if reply.status == 200 { admin.groups[convoID] = removal.group }
+        return reply
+    }
+
     func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     func epoch(_ user: MLSTestUser, _ convoID: String) throws -> Int? {
