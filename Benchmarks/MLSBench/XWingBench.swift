@@ -49,7 +49,9 @@ enum XWingBench {
             print("HPKE \(operation): X-Wing costs " + String(format: "%.2f", ratio) + "× X25519 (goal ≤ 2×)")
         }
 
-        print("— group operations, \(xwing) —")
-        try GroupBench.addMembers(100, suite: xwing)
+        for (name, suite) in [("suite 1 (X25519)", x25519), ("suite 0x004D (X-Wing)", xwing)] {
+            print("— group operations, \(name) —")
+            try GroupBench.addMembers(100, suite: suite)
+        }
     }
 }
