@@ -31,7 +31,12 @@ let package = Package(
         // Test-vector checks shared by the mls-vectors runner and the test suite.
         .target(name: "MLSVectors", dependencies: ["MLS"]),
         .executableTarget(name: "mls-vectors", dependencies: ["MLSVectors"]),
+        // Known-answer files for the natively written ML-KEM, X-Wing and SHA-3 (scripts/fetch-test-data.sh).
+        .target(name: "CryptoVectors", dependencies: ["MLSVectors", "MLS", "Primitives"]),
+        .executableTarget(name: "crypto-vectors", dependencies: ["CryptoVectors"]),
         .executableTarget(name: "mls-bench", dependencies: ["MLS", "Primitives"], path: "Benchmarks/MLSBench"),
+        // Secret-dependent branches and addresses in ML-KEM/X-Wing, under Valgrind (scripts/ct-check.sh).
+        .executableTarget(name: "ct-check", dependencies: ["Primitives"], path: "Benchmarks/CTCheck"),
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
         .executableTarget(name: "ds-bench", dependencies: ["MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
 
@@ -50,7 +55,7 @@ let package = Package(
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
         .target(name: "MLSClient", dependencies: ["MLS", "Primitives", "HTTP", "ATProto"]),
         .executableTarget(name: "catbird-mls", dependencies: [
-            "MLSClient", "ATProto", "HTTP", "Primitives",
+            "MLSClient", "MLS", "ATProto", "HTTP", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -131,5 +131,7 @@ echo "== MLS (issues 3 and 5): release, one core"
 $bin/mls-bench crypto
 # The group operations arrive with GroupBench.swift; until then mls-bench has no `group`.
 if [ -f Benchmarks/MLSBench/GroupBench.swift ]; then $bin/mls-bench group; fi
+# Suite 0x004D (X-Wing) next to suite 1's X25519 in one run (issue 16).
+$bin/mls-bench xwing
 echo
 echo "(load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores: on a shared box other processes compete for the CPU)"

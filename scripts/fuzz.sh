@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|http|websocket|jwt|json ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh [mls|http|websocket|jwt|json|xwing ...]    build and run the named targets (default: all)
 #   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
 # -sanitize=fuzzer. Crashes are written to fuzz-out/crashes/<target>/.
@@ -81,6 +81,15 @@ build_json() {
     "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lHTTP -lMLS -lPrimitives
 }
 
+build_xwing() {
+  echo "== building Primitives (instrumented)"
+  mapfile -t primitives < <(swift_sources Sources/Primitives)
+  build_module Primitives -sanitize=fuzzer -- "${primitives[@]}"
+  echo "== linking fuzz-xwing"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzXWing.swift \
+    -o "$out/fuzz-xwing" "${link_flags[@]}" -lPrimitives
+}
+
 build_websocket() {
   echo "== building HTTP (instrumented)"
   mapfile -t http < <(swift_sources Sources/HTTP)
@@ -122,7 +131,7 @@ PY
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls http websocket jwt json)
+[ ${#targets[@]} -eq 0 ] && targets=(mls http websocket jwt json xwing)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
@@ -133,6 +142,7 @@ for target in "${targets[@]}"; do
     jwt) build_jwt && run_target jwt || status=1 ;;
     json) build_json && run_target json || status=1 ;;
     websocket) build_websocket && run_target websocket || status=1 ;;
+    xwing) build_xwing && run_target xwing || status=1 ;;
     *) echo "unknown fuzz target $target" >&2; exit 2 ;;
   esac
 done

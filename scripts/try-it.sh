@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # The README's "Try it" walkthrough as a check: the same commands against a fresh server, dev PLC and
 # database, asserting what each user reads. Needs DATABASE_URL (make test provides one) and the
-# debug executables (swift build).
+# debug executables (swift build). `--suite NAME` runs it with every user on that MLS cipher suite
+# (make test runs it again on MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519, the Catbird app's).
 set -euo pipefail
+suite=""
+if [ "${1:-}" = --suite ]; then suite=${2:?--suite needs a name}; fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 . scripts/fresh-server.sh try
 opts=(--server "http://127.0.0.1:$port" --quiet)
+suite_opts=()
+[ -n "$suite" ] && suite_opts=(--suite "$suite")
 
 passed=0
 expect() { # description, pattern, text
   if grep -qF -- "$2" <<<"$3"; then echo "ok: $1"; passed=$((passed + 1)); else echo "FAILED: $1"; echo "$3"; exit 1; fi
 }
 
-ALICE=$("$C" init --dir "$work/alice" --plc "http://127.0.0.1:$plc_port" "${opts[@]}")
-BOB=$("$C" init --dir "$work/bob" --plc "http://127.0.0.1:$plc_port" "${opts[@]}")
-CAROL=$("$C" init --dir "$work/carol" --plc "http://127.0.0.1:$plc_port" "${opts[@]}")
+ALICE=$("$C" init --dir "$work/alice" --plc "http://127.0.0.1:$plc_port" "${suite_opts[@]}" "${opts[@]}")
+BOB=$("$C" init --dir "$work/bob" --plc "http://127.0.0.1:$plc_port" "${suite_opts[@]}" "${opts[@]}")
+CAROL=$("$C" init --dir "$work/carol" --plc "http://127.0.0.1:$plc_port" "${suite_opts[@]}" "${opts[@]}")
 "$C" publish-key-packages --dir "$work/bob" --count 5 "${opts[@]}" >/dev/null
 "$C" publish-key-packages --dir "$work/carol" --count 5 "${opts[@]}" >/dev/null
 CONVO=$("$C" create --dir "$work/alice" --name Tea "$BOB" "${opts[@]}")
+[ -n "$suite" ] && expect "the conversation's suite is $suite" "$suite" "$("$C" convos --dir "$work/alice" --json "${opts[@]}")"
 "$C" join --dir "$work/bob" "$CONVO" "${opts[@]}" >/dev/null
 "$C" invite --dir "$work/alice" "$CONVO" "$CAROL" "${opts[@]}" >/dev/null
 "$C" join --dir "$work/carol" "$CONVO" "${opts[@]}" >/dev/null
@@ -37,4 +43,4 @@ if carol_send=$("$C" send --dir "$work/carol" "$CONVO" "still here?" "${opts[@]}
   echo "FAILED: a removed member could send"; exit 1
 fi
 expect "carol is refused" "no longer a member" "$carol_send"
-echo "try-it: $passed passed, 0 failed"
+echo "try-it${suite:+ on $suite}: $passed passed, 0 failed"

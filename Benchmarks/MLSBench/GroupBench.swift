@@ -42,24 +42,24 @@ enum GroupBench {
         }
     }
 
-    static func keyPackage(_ name: String) throws -> KeyPackageBundle {
+    static func keyPackage(_ name: String, suite: CipherSuite = suite) throws -> KeyPackageBundle {
         try KeyPackageBundle.generate(
             suite: suite, credential: .basic(identity: Array(name.utf8)), signingKey: try suite.signatureScheme.generatePrivateKey(),
             lifetime: Lifetime(notBefore: 0, notAfter: .max))
     }
 
     /// Alice and Bob, then an observer of their epoch.
-    static func pair() throws -> (alice: Group, bob: Group) {
+    static func pair(suite: CipherSuite = suite) throws -> (alice: Group, bob: Group) {
         let alice = try Group.create(suite: suite, credential: .basic(identity: Array("alice".utf8)),
                                      signingKey: try suite.signatureScheme.generatePrivateKey())
-        let bobKP = try keyPackage("bob")
+        let bobKP = try keyPackage("bob", suite: suite)
         let output = try alice.add(keyPackages: [bobKP.keyPackage])
         return (output.group, try Group.join(welcome: output.welcome!, keyPackage: bobKP))
     }
 
-    static func addMembers(_ n: Int) throws {
-        let (alice, bob) = try pair()
-        let bundles = try (0..<n).map { try keyPackage("member-\($0)") }
+    static func addMembers(_ n: Int, suite: CipherSuite = suite) throws {
+        let (alice, bob) = try pair(suite: suite)
+        let bundles = try (0..<n).map { try keyPackage("member-\($0)", suite: suite) }
         let packages = bundles.map(\.keyPackage)
         let rounds = n >= 1000 ? 3 : (n >= 100 ? 10 : 50)
         var output = try alice.add(keyPackages: packages)

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Runs `body` repeatedly for about `seconds` and prints operations per second.
-func measure(_ name: String, seconds: Double = 1.0, _ body: () throws -> Void) rethrows {
+/// Runs `body` repeatedly for about `seconds`, prints operations per second and returns them.
+@discardableResult
+func measure(_ name: String, seconds: Double = 1.0, _ body: () throws -> Void) rethrows -> Double {
     for _ in 0..<10 { try body() }
     var iterations = 0
     let start = DispatchTime.now().uptimeNanoseconds
@@ -15,6 +16,7 @@ func measure(_ name: String, seconds: Double = 1.0, _ body: () throws -> Void) r
     let rate = Double(iterations) / (Double(elapsed) / 1e9)
     let padded = name + String(repeating: " ", count: max(0, 44 - name.count))
     print("\(padded) \(String(Int(rate.rounded())).leftPadded(9)) ops/s  (\(Int((1e6 / rate).rounded())) µs/op)")
+    return rate
 }
 
 extension String {

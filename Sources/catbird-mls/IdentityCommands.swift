@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HTTP
+import MLS
 import MLSClient
 
 /// `init`: a new identity in --dir.
@@ -27,9 +28,25 @@ struct Init: AsyncParsableCommand {
     @Flag(help: "Replace an existing identity (its conversations become unreadable).")
     var force = false
 
+    @Option(help: """
+        MLS cipher suite of this user's KeyPackages and groups: a name such as \
+        MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519 (the Catbird app's), a decimal id, or 0x004D.
+        """)
+    var suite: String = CipherSuiteNames.name(MLSClientIdentity.defaultSuite)
+
     func validate() throws {
         if (did == nil) != (token == nil) { throw ValidationError("--did and --token go together") }
         if did != nil, plc != nil { throw ValidationError("--plc registers a generated DID; it cannot be used with --did") }
+        _ = try cipherSuite()
+    }
+
+    /// --suite as a name, a decimal id or a 0x-prefixed hex id.
+    func cipherSuite() throws -> CipherSuite {
+        let hex = suite.lowercased().hasPrefix("0x") ? UInt16(suite.dropFirst(2), radix: 16).flatMap(CipherSuite.init(rawValue:)) : nil
+        guard let chosen = hex ?? CipherSuiteNames.suite(named: suite) else {
+            throw ValidationError("unknown cipher suite \(suite)")
+        }
+        return chosen
     }
 
     func run() async throws {
@@ -37,7 +54,7 @@ struct Init: AsyncParsableCommand {
         if store.hasIdentity, !force {
             throw ValidationError("\(options.directory.path) already has an identity (use --force to replace it)")
         }
-        let identity = try MLSClientIdentity.generate(did: did, externalToken: token)
+        let identity = try MLSClientIdentity.generate(did: did, externalToken: token, suite: cipherSuite())
         try store.saveIdentity(identity)
         var document: String?
         if identity.atprotoPrivateKey != nil {

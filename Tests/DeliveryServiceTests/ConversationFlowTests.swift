@@ -60,15 +60,9 @@ final class ConversationFlowTests: ServiceTestCase {
         XCTAssertEqual(try flow.sync(alice, convo), ["bob is back"])
 
         // Alice (admin) removes Carol.
-        let carolLeaf = try XCTUnwrap(carol.groups[convo]?.ownLeaf)
-        let removal = try XCTUnwrap(alice.groups[convo]).remove(leaves: [carolLeaf])
-        let removed = try service.call("blue.catbird.mls.removeMember", as: alice.identity, json: [
-            "convoId": convo, "targetDid": carol.did, "commit": MLSTestUser.bytes(removal.commit),
-            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(removal.groupInfo))), "idempotencyKey": "remove-carol",
-        ])
+        let removed = try flow.remove(carol, by: alice, from: convo, idempotencyKey: "remove-carol")
         XCTAssertEqual(removed.status, 200, "\(removed.json)")
         XCTAssertEqual(removed.json["newEpoch"] as? Int, 3)
-        alice.groups[convo] = removal.group
         XCTAssertEqual(try flow.sync(bob, convo), [])
         XCTAssertEqual(bob.groups[convo]?.epoch, 3)
 
@@ -91,13 +85,8 @@ final class ConversationFlowTests: ServiceTestCase {
         // Alice learns of the proposal through getMessages and commits it by reference.
         XCTAssertEqual(try flow.sync(alice, convo), [])
         XCTAssertEqual(alice.groups[convo]?.pendingProposals.count, 1)
-        let covering = try XCTUnwrap(alice.groups[convo]).commit()
-        let committed = try service.call("blue.catbird.mls.commitGroupChange", as: alice.identity, json: [
-            "convoId": convo, "commit": MLSTestUser.bytes(covering.commit),
-            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(covering.groupInfo))),
-        ])
+        let committed = try flow.commitGroupChange(alice, convo, try XCTUnwrap(alice.groups[convo]).commit())
         XCTAssertEqual(committed.status, 200, "\(committed.json)")
-        alice.groups[convo] = covering.group
         let members = try service.call("blue.catbird.mls.getConvo", as: alice.identity, query: [("convoId", convo)])
             .json["members"] as? [[String: Any]] ?? []
         XCTAssertEqual(members.compactMap { $0["did"] as? String }, [alice.did])

@@ -10,6 +10,11 @@ final class GroupLifecycleTests: XCTestCase {
         }
     }
 
+    /// OpenMLS's X-Wing suite 0x004D, which the Catbird client uses.
+    func testLifecycleXWingSuite() throws {
+        try lifecycle(suite: .mls256XWingChaCha20Poly1305SHA256Ed25519)
+    }
+
     private func lifecycle(suite: CipherSuite) throws {
         var (alice, bob, carol, observer) = try GroupFixtures.threeMembers(suite: suite)
         XCTAssertEqual(alice.epoch, 1)

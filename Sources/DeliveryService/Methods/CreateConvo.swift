@@ -23,7 +23,9 @@ enum CreateConvo {
     }
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
-        XRPCMethod("blue.catbird.mls.createConvo", .procedure, maxBodySize: 8 << 20) { context in
+        // As addMembers: with suite 0x004D (2.7 KB KeyPackages, 1120-byte kem_outputs) a group created
+        // with 1000 members carries about 9 MB of commit, Welcome and GroupInfo as JSON.
+        XRPCMethod("blue.catbird.mls.createConvo", .procedure, maxBodySize: 16 << 20) { context in
             let caller = try context.verifiedCaller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.groupId)

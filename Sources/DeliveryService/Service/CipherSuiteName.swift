@@ -8,6 +8,7 @@ enum CipherSuiteName {
         5: "MLS_256_DHKEMP521_AES256GCM_SHA512_P521",
         6: "MLS_256_DHKEMX448_CHACHA20POLY1305_SHA512_Ed448",
         7: "MLS_256_DHKEMP384_AES256GCM_SHA384_P384",
+        0x004D: "MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519",  // OpenMLS's X-Wing suite
     ]
     private static let ids = Dictionary(uniqueKeysWithValues: names.map { ($1, $0) })
 

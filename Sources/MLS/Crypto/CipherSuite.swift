@@ -1,7 +1,8 @@
 import Primitives
 
 /// An MLS cipher suite (RFC 9420 §5.1, §17.1): the KEM, KDF/hash, AEAD and signature scheme that a
-/// group uses. Only the seven suites the RFC registers are constructible.
+/// group uses. The seven suites the RFC registers, and 0x004D, the X-Wing suite OpenMLS defines
+/// (`MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519`), which the Catbird client uses.
 public struct CipherSuite: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt16
     public let kem: KEM
@@ -16,10 +17,13 @@ public struct CipherSuite: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let mls256DHKEMP521AES256GCMSHA512P521 = CipherSuite(rawValue: 5)!
     public static let mls256DHKEMX448ChaCha20Poly1305SHA512Ed448 = CipherSuite(rawValue: 6)!
     public static let mls256DHKEMP384AES256GCMSHA384P384 = CipherSuite(rawValue: 7)!
+    /// X-Wing KEM (ML-KEM-768 + X25519), ChaCha20-Poly1305, SHA-256, Ed25519: OpenMLS's 0x004D.
+    public static let mls256XWingChaCha20Poly1305SHA256Ed25519 = CipherSuite(rawValue: 0x004D)!
 
+    /// The seven suites RFC 9420 §17.1 registers (what the interop vectors cover).
     public static let allCases: [CipherSuite] = (1...7).map { CipherSuite(rawValue: $0)! }
 
-    /// Nil for any value other than the seven registered suites (RFC 9420 §17.1).
+    /// Nil for any value other than the seven registered suites (RFC 9420 §17.1) and 0x004D.
     public init?(rawValue: UInt16) {
         switch rawValue {
         case 1: (kem, hash, aead, signatureScheme) = (.dhkemX25519, .sha256, .aes128GCM, .ed25519)
@@ -29,6 +33,7 @@ public struct CipherSuite: RawRepresentable, Hashable, Sendable, CustomStringCon
         case 5: (kem, hash, aead, signatureScheme) = (.dhkemP521, .sha512, .aes256GCM, .ecdsaSecp521r1SHA512)
         case 6: (kem, hash, aead, signatureScheme) = (.dhkemX448, .sha512, .chacha20Poly1305, .ed448)
         case 7: (kem, hash, aead, signatureScheme) = (.dhkemP384, .sha384, .aes256GCM, .ecdsaSecp384r1SHA384)
+        case 0x004D: (kem, hash, aead, signatureScheme) = (.xwing, .sha256, .chacha20Poly1305, .ed25519)
         default: return nil
         }
         self.rawValue = rawValue

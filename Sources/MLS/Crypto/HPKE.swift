@@ -31,9 +31,9 @@ public struct HPKE: Sendable {
     }
 
     /// suite_id = "HPKE" || I2OSP(kem_id, 2) || I2OSP(kdf_id, 2) || I2OSP(aead_id, 2).
-    var labels: HPKELabels {
-        HPKELabels(suiteID: Array("HPKE".utf8) + i2osp(kem.rawValue) + i2osp(kdfID) + i2osp(aeadID), hash: kdf)
-    }
+    public var suiteID: [UInt8] { Array("HPKE".utf8) + i2osp(kem.rawValue) + i2osp(kdfID) + i2osp(aeadID) }
+
+    var labels: HPKELabels { HPKELabels(suiteID: suiteID, hash: kdf) }
 
     public func setupBaseS(publicKey: [UInt8], info: [UInt8]) throws(CryptoError) -> (enc: [UInt8], context: HPKEContext) {
         try setupBaseS(publicKey: publicKey, info: info, ephemeral: nil)
@@ -84,8 +84,9 @@ public struct HPKE: Sendable {
         return HPKEPreparedInfo(labels: labels, keyScheduleContext: [UInt8(0x00)] + pskIDHash + infoHash)
     }
 
-    /// KeySchedule with mode_base, empty psk and psk_id (RFC 9180 §5.1).
-    func keySchedule(sharedSecret: [UInt8], info: [UInt8]) throws(CryptoError) -> HPKEContext {
+    /// KeySchedule with mode_base, empty psk and psk_id (RFC 9180 §5.1). Public for known-answer
+    /// tests of KEMs whose encapsulation randomness is not a key pair (X-Wing).
+    public func keySchedule(sharedSecret: [UInt8], info: [UInt8]) throws(CryptoError) -> HPKEContext {
         try keySchedule(sharedSecret: sharedSecret, prepared: prepare(info: info))
     }
 

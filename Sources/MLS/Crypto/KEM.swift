@@ -12,18 +12,20 @@ public struct HPKEKeyPair: Sendable {
     }
 }
 
-/// The DHKEMs of RFC 9180 §4.1 used by MLS suites.
+/// The DHKEMs of RFC 9180 §4.1 used by MLS suites, and X-Wing (ML-KEM-768 + X25519) under the HPKE
+/// KEM id hpke-rs uses for it, 0x647a (draft-connolly-cfrg-xwing-kem §7).
 public enum KEM: UInt16, Sendable, CaseIterable {
     case dhkemP256 = 0x0010
     case dhkemP384 = 0x0011
     case dhkemP521 = 0x0012
     case dhkemX25519 = 0x0020
     case dhkemX448 = 0x0021
+    case xwing = 0x647a
 
-    /// The KDF inside the KEM (RFC 9180 §7.1).
+    /// The KDF inside the KEM (RFC 9180 §7.1); X-Wing has none (its combiner is SHA3-256).
     public var kdfHash: HashAlgorithm {
         switch self {
-        case .dhkemP256, .dhkemX25519: .sha256
+        case .dhkemP256, .dhkemX25519, .xwing: .sha256
         case .dhkemP384: .sha384
         case .dhkemP521, .dhkemX448: .sha512
         }
@@ -38,10 +40,11 @@ public enum KEM: UInt16, Sendable, CaseIterable {
         case .dhkemP521: 133
         case .dhkemX25519: 32
         case .dhkemX448: 56
+        case .xwing: XWing.publicKeySize
         }
     }
 
-    public var nEnc: Int { nPk }
+    public var nEnc: Int { self == .xwing ? XWing.ciphertextSize : nPk }
 
     public var nSk: Int {
         switch self {
@@ -50,6 +53,7 @@ public enum KEM: UInt16, Sendable, CaseIterable {
         case .dhkemP521: 66
         case .dhkemX25519: 32
         case .dhkemX448: 56
+        case .xwing: XWing.privateKeySize
         }
     }
 
@@ -58,7 +62,7 @@ public enum KEM: UInt16, Sendable, CaseIterable {
         case .dhkemP256: .p256
         case .dhkemP384: .p384
         case .dhkemP521: .p521
-        case .dhkemX25519, .dhkemX448: nil
+        case .dhkemX25519, .dhkemX448, .xwing: nil
         }
     }
 
@@ -72,6 +76,7 @@ public enum KEM: UInt16, Sendable, CaseIterable {
         switch self {
         case .dhkemX25519: return try X25519.publicKey(privateKey: privateKey)
         case .dhkemX448: return try X448.publicKey(privateKey: privateKey)
+        case .xwing: return try XWing.publicKey(privateKey: privateKey)
         default: return try ECDH.publicKey(curve: curve!, privateKey: privateKey)
         }
     }
@@ -82,6 +87,7 @@ public enum KEM: UInt16, Sendable, CaseIterable {
         switch self {
         case .dhkemX25519: return try X25519.sharedSecret(privateKey: privateKey, publicKey: publicKey)
         case .dhkemX448: return try X448.sharedSecret(privateKey: privateKey, publicKey: publicKey)
+        case .xwing: throw .invalidParameter("X-Wing is not a Diffie-Hellman KEM")
         default:
             guard publicKey.first == 0x04 else { throw .invalidKey }
             return try ECDH.sharedSecret(curve: curve!, privateKey: privateKey, publicKey: publicKey)
@@ -91,7 +97,12 @@ public enum KEM: UInt16, Sendable, CaseIterable {
     // MARK: Key derivation
 
     /// DeriveKeyPair(ikm) (RFC 9180 §7.1.3); for the NIST curves, rejection sampling over a counter.
+    /// X-Wing: the X-Wing draft's SHAKE256(ikm, 32) seed, as hpke-rs and so OpenMLS 0.8 compute it.
     public func deriveKeyPair(ikm: [UInt8]) throws(CryptoError) -> HPKEKeyPair {
+        if self == .xwing {
+            let pair = try XWing.deriveKeyPair(ikm: ikm)
+            return HPKEKeyPair(privateKey: pair.privateKey, publicKey: pair.publicKey)
+        }
         let labels = self.labels
         let dkpPRK = try labels.extract(salt: [], label: "dkp_prk", ikm: ikm)
         guard let curve else {
@@ -118,6 +129,13 @@ public enum KEM: UInt16, Sendable, CaseIterable {
 
     /// `ephemeral` is for known-answer tests; normal callers leave it nil for a fresh key pair.
     func encap(publicKey pkR: [UInt8], ephemeral: HPKEKeyPair? = nil) throws(CryptoError) -> (sharedSecret: [UInt8], enc: [UInt8]) {
+        if self == .xwing {
+            // X-Wing's randomness is a 64-byte seed, not a key pair: known-answer tests use
+            // XWing.encapsulate(publicKey:seed:) and HPKE.keySchedule directly.
+            guard ephemeral == nil else { throw .invalidParameter("X-Wing takes no ephemeral key pair") }
+            let (sharedSecret, ciphertext) = try XWing.encapsulate(publicKey: pkR)
+            return (sharedSecret, ciphertext)
+        }
         let pair: HPKEKeyPair
         if let ephemeral { pair = ephemeral } else { pair = try generateKeyPair() }
         let dh = try dh(privateKey: pair.privateKey, publicKey: pkR)
@@ -126,6 +144,7 @@ public enum KEM: UInt16, Sendable, CaseIterable {
     }
 
     func decap(enc: [UInt8], privateKey skR: [UInt8]) throws(CryptoError) -> [UInt8] {
+        if self == .xwing { return try XWing.decapsulate(privateKey: skR, ciphertext: enc) }
         let dh = try dh(privateKey: skR, publicKey: enc)
         let pkRm = try publicKey(privateKey: skR)
         return try extractAndExpand(dh: dh, kemContext: enc + pkRm)

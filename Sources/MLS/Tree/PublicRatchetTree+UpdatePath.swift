@@ -86,8 +86,17 @@ extension PublicRatchetTree {
     ) throws(TreeError) {
         try checkLeaf(sender)
         guard leafNode(at: sender) != nil else { throw .blankLeaf(sender) }
-        let expected = filteredDirectPath(ofLeaf: sender).count
+        let filtered = filteredDirectPath(ofLeaf: sender)
+        let expected = filtered.count
         guard path.nodes.count == expected else { throw .pathLengthMismatch(expected: expected, actual: path.nodes.count) }
+        // Every key and kem_output has the KEM's fixed size; the service checks this without ever
+        // decapsulating (for X-Wing it never runs ML-KEM).
+        for (node, entry) in zip(path.nodes, filtered) {
+            guard node.encryptionKey.count == suite.kem.nPk,
+                  node.encryptedPathSecret.allSatisfy({ $0.kemOutput.count == suite.kem.nEnc }) else {
+                throw .invalidKeySize(node: entry.node)
+            }
+        }
         try validateLeafNode(path.leafNode, at: sender, groupID: groupID, source: .commit,
                              requiredCapabilities: requiredCapabilities)
         var merged = self

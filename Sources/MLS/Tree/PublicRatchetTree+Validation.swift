@@ -59,6 +59,8 @@ extension PublicRatchetTree {
         requiredCapabilities: RequiredCapabilities?, now: UInt64?
     ) throws(TreeError) {
         if let source, node.leafNodeSource.sourceType != source { throw .invalidLeafNodeSource(leaf: leaf) }
+        // Sizes before signatures: cheap, and a member could not encrypt to a key of another size.
+        guard node.encryptionKey.count == suite.kem.nPk else { throw .invalidKeySize(node: 2 * leaf) }
         if let now, case .keyPackage(let lifetime) = node.leafNodeSource,
            !(lifetime.notBefore <= now && now <= lifetime.notAfter) {
             throw .invalidLeafNodeSource(leaf: leaf)

@@ -27,6 +27,9 @@ public enum TreeError: Error, Sendable, Equatable {
     case invalidUnmergedLeaf(node: UInt32, leaf: UInt32)
     /// An UpdatePath whose node count differs from the sender's filtered direct path.
     case pathLengthMismatch(expected: Int, actual: Int)
+    /// An HPKE public key or an UpdatePath kem_output whose size is not the KEM's (X-Wing: 1216 and
+    /// 1120 bytes); `node` is the tree node it belongs to.
+    case invalidKeySize(node: UInt32)
     /// An UpdatePathNode whose ciphertext count differs from its copath node's resolution.
     case ciphertextCountMismatch(node: UInt32)
     /// The recipient holds no private key for any node the path secret was encrypted to.

@@ -5,15 +5,18 @@ import XCTest
 /// The client side of a chat, driven through the real API: each step asserts the server's answer.
 struct ChatFlow {
     let service: ServiceHarness
+    var suite = MLSTestUser.defaultSuite
+    /// The suite's name as the API carries it.
+    var suiteName = "MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519"
 
-    func user() -> MLSTestUser { MLSTestUser(service.makeUser()) }
+    func user() -> MLSTestUser { MLSTestUser(service.makeUser(), suite: suite) }
 
     @discardableResult
     func publishKeyPackage(_ user: MLSTestUser, file: StaticString = #filePath, line: UInt = #line) throws -> KeyPackageBundle {
         let bundle = try user.makeKeyPackage()
         let reply = try service.call("blue.catbird.mls.publishKeyPackage", as: user.identity, json: [
             "keyPackage": MLSTestUser.bytes(MLSMessage(body: .keyPackage(bundle.keyPackage))),
-            "cipherSuite": "MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519",
+            "cipherSuite": suiteName,
         ])
         XCTAssertEqual(reply.status, 200, "\(reply.json)", file: file, line: line)
         return bundle
@@ -36,9 +39,9 @@ struct ChatFlow {
     /// `creator` creates a group with `invitees` (each has published a KeyPackage) and the
     /// conversation on the server; returns the convo id.
     func createConvo(_ creator: MLSTestUser, with invitees: [MLSTestUser]) throws -> String {
-        var group = try Group.create(suite: MLSTestUser.suite, credential: creator.credential, signingKey: creator.signingKey)
+        var group = try Group.create(suite: creator.suite, credential: creator.credential, signingKey: creator.signingKey)
         var body: [String: Any] = [
-            "groupId": hex(group.groupID), "cipherSuite": "MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519",
+            "groupId": hex(group.groupID), "cipherSuite": suiteName,
             "metadata": ["name": "test chat"],
         ]
         if invitees.isEmpty {
@@ -121,6 +124,29 @@ struct ChatFlow {
                 user.groups[convoID] = group
             }
         }
+    }
+
+    /// Sends `output` (a commit `user` made) with its GroupInfo through commitGroupChange; on 200 the
+    /// user moves to the new epoch.
+    func commitGroupChange(_ user: MLSTestUser, _ convoID: String, _ output: CommitOutput) throws -> ServiceHarness.Reply {
+        let reply = try service.call("blue.catbird.mls.commitGroupChange", as: user.identity, json: [
+            "convoId": convoID, "commit": MLSTestUser.bytes(output.commit),
+            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo))),
+        ])
+        if reply.status == 200 { user.groups[convoID] = output.group }
+        return reply
+    }
+
+    /// `admin` commits the removal of `target` through removeMember; on 200 the admin moves to the new epoch.
+    func remove(_ target: MLSTestUser, by admin: MLSTestUser, from convoID: String, idempotencyKey: String) throws -> ServiceHarness.Reply {
+        let leaf = try XCTUnwrap(target.groups[convoID]?.ownLeaf)
+        let removal = try XCTUnwrap(admin.groups[convoID]).remove(leaves: [leaf])
+        let reply = try service.call("blue.catbird.mls.removeMember", as: admin.identity, json: [
+            "convoId": convoID, "targetDid": target.did, "commit": MLSTestUser.bytes(removal.commit),
+            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(removal.groupInfo))), "idempotencyKey": idempotencyKey,
+        ])
+        if reply.status == 200 { admin.groups[convoID] = removal.group }
+        return reply
     }
 
     func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

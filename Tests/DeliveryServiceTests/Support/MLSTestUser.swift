@@ -7,8 +7,9 @@ import XCTest
 /// A chat participant for integration tests: an atproto identity for tokens, an MLS signing key
 /// and BasicCredential naming the DID, KeyPackage bundles it published, and its `Group` per convo.
 final class MLSTestUser {
-    static let suite = CipherSuite(rawValue: 1)!
+    static let defaultSuite = CipherSuite(rawValue: 1)!
 
+    let suite: CipherSuite
     let identity: TestIdentity
     let signingKey: SignaturePrivateKey
     var bundles: [[UInt8]: KeyPackageBundle] = [:]
@@ -16,9 +17,10 @@ final class MLSTestUser {
     /// The last seq each convo was read up to.
     var readSeq: [String: Int] = [:]
 
-    init(_ identity: TestIdentity) {
+    init(_ identity: TestIdentity, suite: CipherSuite = defaultSuite) {
         self.identity = identity
-        signingKey = try! Self.suite.signatureScheme.generatePrivateKey()
+        self.suite = suite
+        signingKey = try! suite.signatureScheme.generatePrivateKey()
     }
 
     var did: String { identity.did.rawValue }
@@ -26,7 +28,7 @@ final class MLSTestUser {
 
     func makeKeyPackage(credential: Credential? = nil) throws -> KeyPackageBundle {
         let now = UInt64(Date().timeIntervalSince1970)
-        let bundle = try KeyPackageBundle.generate(suite: Self.suite, credential: credential ?? self.credential,
+        let bundle = try KeyPackageBundle.generate(suite: suite, credential: credential ?? self.credential,
                                                    signingKey: signingKey,
                                                    lifetime: Lifetime(notBefore: now - 3600, notAfter: now + 30 * 86_400))
         bundles[bundle.ref] = bundle
