@@ -61,14 +61,18 @@ extension MQTTServerConnection {
         let topic: TopicName
         do {
             topic = try aliases.resolve(topicName: publish.topicName, alias: publish.properties.topicAlias)
-        } catch .invalidAlias(let alias) {
-            return disconnect(.topicAliasInvalid, "Topic Alias \(alias) is 0 or above \(aliases.maximum)")
-        } catch .unknownAlias(let alias) {
-            return disconnect(.protocolError, "Topic Alias \(alias) has no Topic Name")
-        } catch .missingTopic {
-            return disconnect(.protocolError, "PUBLISH without Topic Name or Topic Alias")
-        } catch .invalidTopic(let error) {
-            return disconnect(.topicNameInvalid, "Topic Name: \(error)")
+        } catch {
+            switch error {
+            case .invalidAlias(let alias):
+                return disconnect(.topicAliasInvalid, "Topic Alias \(alias) is 0 or above \(aliases.maximum)")
+            case .unknownAlias(let alias):
+                return disconnect(.protocolError, "Topic Alias \(alias) has no Topic Name")
+            case .missingTopic:
+                return disconnect(.protocolError, "PUBLISH without Topic Name or Topic Alias")
+            case .invalidTopic(let topicError):
+                // MQTT 5.0 §3.3.2.1 [MQTT-3.3.2-2]: no wildcards in a Topic Name.
+                return disconnect(.topicNameInvalid, "Topic Name: \(topicError)")
+            }
         }
         let properties: MessageProperties
         do {
