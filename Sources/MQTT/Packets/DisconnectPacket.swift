@@ -12,6 +12,8 @@ public struct DisconnectPacket: Equatable, Sendable {
         // MQTT 5.0 §3.14.2.1: Normal disconnection without properties has a Remaining Length of 0.
         if reasonCode == .normalDisconnection, properties.isEmpty { return }
         w.writeByte(reasonCode.rawValue)
+        // MQTT 5.0 §3.14.2.2.1: a Remaining Length under 2 means no properties, so none are written.
+        if properties.isEmpty { return }
         properties.encode(into: &w, context: .disconnect)
     }
 
