@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|http|websocket|jwt|json ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh [mls|http|websocket|jwt|json|mqtt ...]    build and run the named targets (default: all)
 #   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
 # -sanitize=fuzzer. Crashes are written to fuzz-out/crashes/<target>/.
@@ -90,6 +90,14 @@ build_websocket() {
     -o "$out/fuzz-websocket" "${link_flags[@]}" -lHTTP
 }
 
+build_mqtt() {
+  echo "== building MQTT (instrumented)"
+  mapfile -t mqtt < <(swift_sources Sources/MQTT)
+  build_module MQTT -sanitize=fuzzer -- "${mqtt[@]}"
+  echo "== linking fuzz-mqtt"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" Tests/Fuzz/FuzzMQTT.swift -o "$out/fuzz-mqtt" -L "$out" -lMQTT
+}
+
 # run_target NAME: new inputs go to $out/corpus/NAME; the committed seeds are read, not written.
 run_target() {
   local name=$1
@@ -122,7 +130,7 @@ PY
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls http websocket jwt json)
+[ ${#targets[@]} -eq 0 ] && targets=(mls http websocket jwt json mqtt)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
@@ -133,6 +141,7 @@ for target in "${targets[@]}"; do
     jwt) build_jwt && run_target jwt || status=1 ;;
     json) build_json && run_target json || status=1 ;;
     websocket) build_websocket && run_target websocket || status=1 ;;
+    mqtt) build_mqtt && run_target mqtt || status=1 ;;
     *) echo "unknown fuzz target $target" >&2; exit 2 ;;
   esac
 done
