@@ -9,26 +9,26 @@ extension MQTTServerConnection {
 
     /// The service's Reason Codes for a `.subscribe`: SUBACK in the SUBSCRIBE's order [MQTT-3.9.3-1].
     mutating func answerSubscribe(_ identifier: UInt16, _ codes: [ReasonCode]) {
-        guard phase == .connected, let template = pendingSubscribes.removeValue(forKey: identifier) else { return }
-        var answers = codes[...]
-        let merged = template.map { known -> ReasonCode in
-            if let known { return known }
-            guard let code = answers.popFirst(), ReasonCode.suback.contains(code) else { return .unspecifiedError }
-            // MQTT 5.0 §3.2.2.3.4: we grant at most QoS 1.
-            return code == .grantedQoS2 ? .grantedQoS1 : code
-        }
-        send(.suback(SubAckPacket(packetIdentifier: identifier, reasonCodes: merged)))
+        guard phase == .connected, let known = pendingSubscribes.removeValue(forKey: identifier) else { return }
+        // MQTT 5.0 §3.2.2.3.4: we grant at most QoS 1.
+        let granted = codes.map { $0 == .grantedQoS2 ? .grantedQoS1 : $0 }
+        send(.suback(SubAckPacket(packetIdentifier: identifier, reasonCodes: Self.merge(known, granted, allowed: ReasonCode.suback))))
     }
 
     /// The service's Reason Codes for an `.unsubscribe`: UNSUBACK in order [MQTT-3.11.3-1].
     mutating func answerUnsubscribe(_ identifier: UInt16, _ codes: [ReasonCode]) {
-        guard phase == .connected, let template = pendingUnsubscribes.removeValue(forKey: identifier) else { return }
-        var answers = codes[...]
-        let merged = template.map { known -> ReasonCode in
+        guard phase == .connected, let known = pendingUnsubscribes.removeValue(forKey: identifier) else { return }
+        send(.unsuback(UnsubAckPacket(packetIdentifier: identifier, reasonCodes: Self.merge(known, codes, allowed: ReasonCode.unsuback))))
+    }
+
+    /// One code per filter: those already known (invalid filters), the service's in order for the rest;
+    /// a missing code, or one outside the packet's set [MQTT-3.9.3-2], becomes 0x80.
+    static func merge(_ known: [ReasonCode?], _ answers: [ReasonCode], allowed: Set<ReasonCode>) -> [ReasonCode] {
+        var answers = answers[...]
+        return known.map { known in
             if let known { return known }
-            guard let code = answers.popFirst(), ReasonCode.unsuback.contains(code) else { return .unspecifiedError }
+            guard let code = answers.popFirst(), allowed.contains(code) else { return .unspecifiedError }
             return code
         }
-        send(.unsuback(UnsubAckPacket(packetIdentifier: identifier, reasonCodes: merged)))
     }
 }

@@ -110,25 +110,16 @@ extension MQTTServerConnection {
         }
         let identifier = subscribe.packetIdentifier
         if inUse(identifier) { return disconnect(.protocolError, "Packet Identifier \(identifier) is in use") }
-        var codes: [ReasonCode?] = []
-        var requests: [SubscriptionRequest] = []
-        for subscription in subscribe.subscriptions {
-            guard let filter = try? TopicFilter(subscription.topicFilter) else {
-                // MQTT 5.0 §3.9.3: this filter fails (0x8F), the others go on.
-                codes.append(.topicFilterInvalid)
-                continue
-            }
-            // MQTT 5.0 §3.2.2.3.13: Shared Subscriptions are announced unavailable: DISCONNECT 0x9E.
-            if filter.isShared {
-                return disconnect(.sharedSubscriptionsNotSupported, "Shared Subscriptions are not supported")
-            }
-            codes.append(nil)
-            requests.append(SubscriptionRequest(topicFilter: filter, options: subscription.options))
+        let (codes, filters) = Self.parseFilters(subscribe.subscriptions.map(\.topicFilter))
+        // MQTT 5.0 §3.2.2.3.13: Shared Subscriptions are announced unavailable: DISCONNECT 0x9E.
+        if filters.contains(where: { $0.filter.isShared }) {
+            return disconnect(.sharedSubscriptionsNotSupported, "Shared Subscriptions are not supported")
         }
-        if requests.isEmpty {
+        if filters.isEmpty {
             send(.suback(SubAckPacket(packetIdentifier: identifier, reasonCodes: codes.map { $0 ?? .unspecifiedError })))
             return
         }
+        let requests = filters.map { SubscriptionRequest(topicFilter: $0.filter, options: subscribe.subscriptions[$0.index].options) }
         pendingSubscribes[identifier] = codes
         actions.append(.subscribe(packetIdentifier: identifier, requests: requests))
     }
@@ -136,22 +127,29 @@ extension MQTTServerConnection {
     private mutating func received(_ unsubscribe: UnsubscribePacket) {
         let identifier = unsubscribe.packetIdentifier
         if inUse(identifier) { return disconnect(.protocolError, "Packet Identifier \(identifier) is in use") }
-        var codes: [ReasonCode?] = []
-        var filters: [TopicFilter] = []
-        for value in unsubscribe.topicFilters {
-            guard let filter = try? TopicFilter(value) else {
-                codes.append(.topicFilterInvalid)
-                continue
-            }
-            codes.append(nil)
-            filters.append(filter)
-        }
+        let (codes, filters) = Self.parseFilters(unsubscribe.topicFilters)
         if filters.isEmpty {
             send(.unsuback(UnsubAckPacket(packetIdentifier: identifier, reasonCodes: codes.map { $0 ?? .unspecifiedError })))
             return
         }
         pendingUnsubscribes[identifier] = codes
-        actions.append(.unsubscribe(packetIdentifier: identifier, topicFilters: filters))
+        actions.append(.unsubscribe(packetIdentifier: identifier, topicFilters: filters.map(\.filter)))
+    }
+
+    /// Checks each filter of a SUBSCRIBE or UNSUBSCRIBE (§4.7): an invalid one is answered 0x8F on its
+    /// own (§3.9.3, §3.11.3); the valid ones, with their places, go to the service.
+    private static func parseFilters(_ values: [String]) -> (codes: [ReasonCode?], filters: [(index: Int, filter: TopicFilter)]) {
+        var codes: [ReasonCode?] = []
+        var filters: [(index: Int, filter: TopicFilter)] = []
+        for (index, value) in values.enumerated() {
+            if let filter = try? TopicFilter(value) {
+                codes.append(nil)
+                filters.append((index, filter))
+            } else {
+                codes.append(.topicFilterInvalid)
+            }
+        }
+        return (codes, filters)
     }
 
     private mutating func received(_ disconnect: DisconnectPacket) {

@@ -52,9 +52,9 @@ public enum MQTTPacket: Equatable, Sendable {
         case .pubrel(let packet): packet.encodeBody(into: &body, context: .pubrel)
         case .pubcomp(let packet): packet.encodeBody(into: &body, context: .pubcomp)
         case .subscribe(let packet): packet.encodeBody(into: &body)
-        case .suback(let packet): packet.encodeBody(into: &body)
+        case .suback(let packet): packet.encodeBody(into: &body, context: .suback)
         case .unsubscribe(let packet): packet.encodeBody(into: &body)
-        case .unsuback(let packet): packet.encodeBody(into: &body)
+        case .unsuback(let packet): packet.encodeBody(into: &body, context: .unsuback)
         case .pingreq, .pingresp: break
         case .disconnect(let packet): packet.encodeBody(into: &body)
         case .auth(let packet): packet.encodeBody(into: &body)
@@ -79,9 +79,9 @@ public enum MQTTPacket: Equatable, Sendable {
         case .pubrel: return .pubrel(try PubAckPacket.decode(body: body, context: .pubrel))
         case .pubcomp: return .pubcomp(try PubAckPacket.decode(body: body, context: .pubcomp))
         case .subscribe: return .subscribe(try SubscribePacket.decode(body: body))
-        case .suback: return .suback(try SubAckPacket.decode(body: body))
+        case .suback: return .suback(try SubAckPacket.decode(body: body, context: .suback))
         case .unsubscribe: return .unsubscribe(try UnsubscribePacket.decode(body: body))
-        case .unsuback: return .unsuback(try UnsubAckPacket.decode(body: body))
+        case .unsuback: return .unsuback(try SubAckPacket.decode(body: body, context: .unsuback))
         // MQTT 5.0 §3.12.2, §3.13.2: no Variable Header, no Payload.
         case .pingreq, .pingresp:
             guard body.isEmpty else { throw .malformed("\(type) with a Remaining Length of \(body.count)") }
