@@ -72,6 +72,19 @@ final class DataRepresentationTests: XCTestCase {
         XCTAssertNoThrow(try UTF8Validation.validate([0x61, 0x00, 0x62], allowNull: true))
     }
 
+    func testUTF8Validation_AgreesWithTheStandardLibrary() {
+        // Well-formed exactly when decoding and re-encoding gives the same bytes (ill-formed input comes
+        // back with U+FFFD); checked for every 1- and 2-byte input and all 3-byte inputs of three leads.
+        func reference(_ bytes: [UInt8]) -> Bool { Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes && !bytes.contains(0) }
+        var inputs: [[UInt8]] = (0...255).map { [UInt8($0)] }
+        for a in 0...255 { for b in 0...255 { inputs.append([UInt8(a), UInt8(b)]) } }
+        for lead: UInt8 in [0xE0, 0xED, 0xF4] { for b in 0...255 { for c in 0...255 { inputs.append([lead, UInt8(b), UInt8(c)]) } } }
+        for bytes in inputs where UTF8Validation.isValid(bytes) != reference(bytes) {
+            XCTFail("disagree on \(bytes)")
+            return
+        }
+    }
+
     func testUTF8String_InPacket_IsMalformedWithReason() {
         var reader = MQTTReader([0x00, 0x03, 0x61, 0xED, 0xA0])
         XCTAssertThrowsError(try reader.readString("Topic Name")) {

@@ -238,6 +238,10 @@ final class ServerConnectTests: XCTestCase {
         XCTAssertEqual(actions.closeCode, .quotaExceeded)
         // The late authentication answer changes nothing.
         XCTAssertEqual(h.handle(.authenticated(.accepted(SessionGrant()))), [])
+        // Also when the excess comes in the same read as the CONNECT.
+        var oneRead = ServerHarness(configuration: configuration)
+        let stream = MQTTPacket.connect(ServerHarness.connectPacket()).encoded() + [UInt8](repeating: 0xC0, count: 101)
+        XCTAssertEqual(oneRead.receive(bytes: stream).connack?.reasonCode, .quotaExceeded)
     }
 
     func testConnectTimeout() {

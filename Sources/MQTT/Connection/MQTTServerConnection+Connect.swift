@@ -63,12 +63,13 @@ extension MQTTServerConnection {
             keepAlive = maximum
             serverKeepAlive = maximum
         }
-        request = ConnectRequest(
+        let request = ConnectRequest(
             clientIdentifier: packet.clientIdentifier, userName: packet.userName, password: packet.password,
             cleanStart: packet.cleanStart, sessionExpiryInterval: sessionExpiryInterval, keepAlive: keepAlive,
             will: will, userProperties: properties.userProperties)
+        self.request = request
         phase = .authenticating
-        actions.append(.authenticate(request!))
+        actions.append(.authenticate(request))
         actions.append(.pauseReading)
     }
 

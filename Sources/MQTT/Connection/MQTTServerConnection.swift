@@ -94,21 +94,19 @@ public struct MQTTServerConnection: Sendable {
     // MARK: - Plumbing shared by the phases
 
     private mutating func received(_ bytes: [UInt8]) {
+        guard phase == .awaitingConnect || phase == .authenticating || phase == .connected else { return }
+        splitter.append(bytes)
+        if phase == .awaitingConnect { readConnect() }
         switch phase {
-        case .awaitingConnect:
-            splitter.append(bytes)
-            readConnect()
         case .authenticating:
-            splitter.append(bytes)
             // MQTT 5.0 §3.1.4: the Server "can limit reading ... if the Client sends too much data before
             // authentication is complete"; a shell that ignores `.pauseReading` is bounded here.
             if splitter.bufferedCount > configuration.maximumBufferedBytes {
                 refuseConnect(.quotaExceeded, "too much data before CONNACK")
             }
         case .connected:
-            splitter.append(bytes)
             processPackets()
-        case .closing, .closed:
+        case .awaitingConnect, .closing, .closed:
             break
         }
     }
