@@ -73,6 +73,23 @@ final class ServerOutboundTests: XCTestCase {
         XCTAssertEqual(h.handle(.deliver(OutboundMessage(id: 4, message: message("t")))), [.discarded(messageID: 4, reason: .queueFull)])
     }
 
+    func testQueuedMessages_Expire_OrGoOutWithTheTimeTheyWaitedTakenOff() {
+        var h = connected(receiveMaximum: 1)
+        func expiring(_ id: UInt64, _ seconds: UInt32) -> OutboundMessage {
+            var m = message("t")
+            m.properties.messageExpiryInterval = seconds
+            return OutboundMessage(id: id, message: m)
+        }
+        XCTAssertEqual(h.handle(.deliver(expiring(1, 100))).outboundPublishes.first?.properties.messageExpiryInterval, 100)
+        h.handle(.deliver(expiring(2, 5)))
+        h.handle(.deliver(expiring(3, 60)))
+        h.advance(seconds: 10)
+        let actions = h.receive(.puback(PubAckPacket(packetIdentifier: 1)))
+        // [MQTT-3.3.2-5]: 2 expired while queued; [MQTT-3.3.2-6]: 3 goes out with 50 s left.
+        XCTAssertTrue(actions.contains(.discarded(messageID: 2, reason: .expired)), "\(actions)")
+        XCTAssertEqual(actions.outboundPublishes.map(\.properties.messageExpiryInterval), [50])
+    }
+
     func testTooLargeForTheClient_IsDiscardedAsIfSent() {
         // MQTT 5.0 §3.1.2.11.4 [MQTT-3.1.2-24], [MQTT-3.1.2-25].
         var h = connected(maximumPacketSize: 50)

@@ -38,6 +38,9 @@ public enum DiscardReason: Equatable, Sendable {
     case queueFull
     /// Not connected (yet, or any more).
     case notConnected
+    // MQTT 5.0 §3.3.2.3.3 [MQTT-3.3.2-5]: its Message Expiry Interval passed while it waited for the
+    // client's Receive Maximum.
+    case expired
 }
 
 /// What CONNECT asked for, for the service to authenticate and to set up the Session (MQTT 5.0 §3.1).

@@ -17,18 +17,18 @@ extension MQTTServerConnection {
         }
         if window.canSendImmediately, let identifier = window.allocateIdentifier() {
             let entry = OutboundWindow.Entry(outbound: outbound, packetIdentifier: identifier, dup: false,
-                                             sequence: window.sequenceNumber())
+                                             sequence: window.sequenceNumber(), queuedAt: now)
             transmit(entry, identifier: identifier)
             return
         }
-        if !window.enqueue(outbound) { actions.append(.discarded(messageID: outbound.id, reason: .queueFull)) }
+        if !window.enqueue(outbound, at: now) { actions.append(.discarded(messageID: outbound.id, reason: .queueFull)) }
     }
 
     /// MQTT 5.0 §4.4 [MQTT-4.4.0-1]: on resuming a Session, unacknowledged PUBLISH packets are resent with
     /// their original Packet Identifiers and DUP set, within the new Receive Maximum.
     mutating func resend(_ inflight: [InflightMessage]) {
         for message in inflight {
-            _ = window.enqueue(message.outbound, packetIdentifier: message.packetIdentifier, dup: true, force: true)
+            _ = window.enqueue(message.outbound, at: now, packetIdentifier: message.packetIdentifier, dup: true, force: true)
         }
         sendQueued()
     }
@@ -47,7 +47,19 @@ extension MQTTServerConnection {
     }
 
     private mutating func transmit(_ entry: OutboundWindow.Entry, identifier: UInt16) {
-        let packet = publishPacket(entry.outbound.message, packetIdentifier: identifier, dup: entry.dup)
+        var message = entry.outbound.message
+        // MQTT 5.0 §3.3.2.3.3: a message that waited here past its Message Expiry Interval is deleted
+        // [MQTT-3.3.2-5]; one that did not goes out with the time it waited taken off [MQTT-3.3.2-6]. A
+        // resend (DUP) has started its delivery already and goes out as it was.
+        if !entry.dup, let expiry = message.properties.messageExpiryInterval {
+            let waited = (now &- entry.queuedAt) / 1_000_000_000
+            guard waited < UInt64(expiry) else {
+                actions.append(.discarded(messageID: entry.outbound.id, reason: .expired))
+                return
+            }
+            message.properties.messageExpiryInterval = expiry - UInt32(waited)
+        }
+        let packet = publishPacket(message, packetIdentifier: identifier, dup: entry.dup)
         // MQTT 5.0 §3.1.2.11.4 [MQTT-3.1.2-25]: too large for the client: discarded, as if delivered.
         guard send(.publish(packet)) else {
             actions.append(.discarded(messageID: entry.outbound.id, reason: .packetTooLarge))

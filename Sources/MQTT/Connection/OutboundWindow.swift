@@ -8,6 +8,8 @@ struct OutboundWindow: Sendable {
         /// A re-delivery (§3.3.1.1 [MQTT-3.3.1-1]).
         var dup: Bool
         var sequence: Int
+        /// When it was queued (monotonic ns), for Message Expiry (§3.3.2.3.3).
+        var queuedAt: UInt64 = 0
     }
 
     /// The client's Receive Maximum: the initial send quota [MQTT-4.9.0-1].
@@ -30,11 +32,12 @@ struct OutboundWindow: Sendable {
     var hasQuota: Bool { inflight.count < receiveMaximum }
 
     /// Adds to the back of the queue; false when full.
-    mutating func enqueue(_ outbound: OutboundMessage, packetIdentifier: UInt16? = nil, dup: Bool = false, force: Bool = false) -> Bool {
+    mutating func enqueue(_ outbound: OutboundMessage, at now: UInt64, packetIdentifier: UInt16? = nil, dup: Bool = false,
+                          force: Bool = false) -> Bool {
         guard force || queuedCount < queueLimit else { return false }
         if let packetIdentifier { reserved.insert(packetIdentifier) }
         sequence += 1
-        queue.append(Entry(outbound: outbound, packetIdentifier: packetIdentifier, dup: dup, sequence: sequence))
+        queue.append(Entry(outbound: outbound, packetIdentifier: packetIdentifier, dup: dup, sequence: sequence, queuedAt: now))
         return true
     }
 
