@@ -40,6 +40,9 @@ let package = Package(
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
         .executableTarget(name: "ds-bench", dependencies: ["MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
 
+        // MQTT 5.0 protocol core: packet codec, topics and the per-connection state machine. No sockets,
+        // no clocks, no dependencies; the listener and the Relay topics build on it.
+        .target(name: "MQTT"),
         // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
         .target(name: "HTTP", dependencies: ["COpenSSL", "CSystem"]),
         // DIDs, resolution, Multikey, service-auth JWTs.
@@ -64,6 +67,7 @@ let package = Package(
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT"], exclude: ["Fixtures"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "ATProtoTests", dependencies: ["ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
         .testTarget(name: "DeliveryStoreTests", dependencies: ["DeliveryStore", "Store"]),

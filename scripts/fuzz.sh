@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|http|websocket|jwt|json|xwing ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh [mls|http|websocket|jwt|json|xwing|mqtt ...]    build and run the named targets (default: all)
 #   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
 # -sanitize=fuzzer. Crashes are written to fuzz-out/crashes/<target>/.
@@ -99,6 +99,14 @@ build_websocket() {
     -o "$out/fuzz-websocket" "${link_flags[@]}" -lHTTP
 }
 
+build_mqtt() {
+  echo "== building MQTT (instrumented)"
+  mapfile -t mqtt < <(swift_sources Sources/MQTT)
+  build_module MQTT -sanitize=fuzzer -- "${mqtt[@]}"
+  echo "== linking fuzz-mqtt"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" Tests/Fuzz/FuzzMQTT.swift -o "$out/fuzz-mqtt" -L "$out" -lMQTT
+}
+
 # run_target NAME: new inputs go to $out/corpus/NAME; the committed seeds are read, not written.
 run_target() {
   local name=$1
@@ -131,7 +139,7 @@ PY
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls http websocket jwt json xwing)
+[ ${#targets[@]} -eq 0 ] && targets=(mls http websocket jwt json xwing mqtt)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
@@ -143,6 +151,7 @@ for target in "${targets[@]}"; do
     json) build_json && run_target json || status=1 ;;
     websocket) build_websocket && run_target websocket || status=1 ;;
     xwing) build_xwing && run_target xwing || status=1 ;;
+    mqtt) build_mqtt && run_target mqtt || status=1 ;;
     *) echo "unknown fuzz target $target" >&2; exit 2 ;;
   esac
 done

@@ -1,0 +1,73 @@
+/// A validated Topic Filter (MQTT 5.0 §4.7), possibly a Shared Subscription (§4.8.2). Only `init`
+/// builds one.
+public struct TopicFilter: Hashable, Sendable, CustomStringConvertible {
+    /// The filter exactly as subscribed (compared character by character on UNSUBSCRIBE, §3.10.4).
+    public let value: String
+    /// For `$share/{ShareName}/{filter}`, the ShareName.
+    public let shareName: String?
+    /// The part that is matched against Topic Names: `value` without a `$share/{ShareName}/` prefix.
+    public let matchFilter: String
+
+    public init(_ value: String) throws(TopicError) {
+        try TopicName.checkCommonRules(value)
+        self.value = value
+        if value.hasPrefix("$share/") {
+            // MQTT 5.0 §4.8.2: a ShareName of at least one character without '/', '+' or '#', then '/'
+            // and a Topic Filter.
+            let rest = value.dropFirst("$share/".count)
+            guard let slash = rest.firstIndex(of: "/") else { throw .invalidSharedSubscription }
+            let share = rest[..<slash]
+            let filter = rest[rest.index(after: slash)...]
+            guard !share.isEmpty, !share.contains("+"), !share.contains("#"), !filter.isEmpty else {
+                throw .invalidSharedSubscription
+            }
+            shareName = String(share)
+            matchFilter = String(filter)
+        } else {
+            shareName = nil
+            matchFilter = value
+        }
+        try Self.checkWildcards(matchFilter)
+    }
+
+    public var isShared: Bool { shareName != nil }
+
+    /// A Wildcard Subscription (MQTT 5.0 §1.2): the filter has '+' or '#'.
+    public var hasWildcards: Bool {
+        matchFilter.utf8.contains { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") }
+    }
+
+    public var description: String { value }
+
+    private static func checkWildcards(_ filter: String) throws(TopicError) {
+        let levels = filter.split(separator: "/", omittingEmptySubsequences: false)
+        for (index, level) in levels.enumerated() {
+            if level.contains("#") {
+                // MQTT 5.0 §4.7.1.2 [MQTT-4.7.1-1]: '#' on its own, and last.
+                guard level == "#", index == levels.count - 1 else { throw .misplacedMultiLevelWildcard }
+            }
+            // MQTT 5.0 §4.7.1.3 [MQTT-4.7.1-2]: '+' occupies an entire level.
+            if level.contains("+"), level != "+" { throw .misplacedSingleLevelWildcard }
+        }
+    }
+
+    /// Whether a message published to `name` reaches this filter (MQTT 5.0 §4.7): levels compared
+    /// character for character without normalisation [MQTT-4.7.3-4], '+' matching one level, '#' the
+    /// parent and any number of children.
+    public func matches(_ name: TopicName) -> Bool {
+        // MQTT 5.0 §4.7.2 [MQTT-4.7.2-1]: a filter starting with a wildcard never matches a '$' name.
+        if name.isDollarTopic, let first = matchFilter.utf8.first,
+           first == UInt8(ascii: "+") || first == UInt8(ascii: "#") {
+            return false
+        }
+        var filterLevels = matchFilter.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)[...]
+        var nameLevels = name.value.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)[...]
+        while let level = filterLevels.popFirst() {
+            if level.elementsEqual("#".utf8) { return true }
+            guard let nameLevel = nameLevels.popFirst() else { return false }
+            if level.elementsEqual("+".utf8) { continue }
+            if !level.elementsEqual(nameLevel) { return false }
+        }
+        return nameLevels.isEmpty
+    }
+}
