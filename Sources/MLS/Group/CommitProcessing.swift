@@ -39,16 +39,16 @@ extension GroupState {
                 // RFC 9420 §12.4.3.2: the joiner takes the leftmost blank leaf, as an Add would.
                 committerLeaf = newTree.add(path.leafNode)
             }
+            let required = try Self.requiredCapabilities(in: applied.extensions)
             do {
                 try newTree.mergeUpdatePath(
-                    path, sender: committerLeaf, groupID: context.groupID,
-                    requiredCapabilities: Self.requiredCapabilities(in: applied.extensions))
+                    path, sender: committerLeaf, groupID: context.groupID, requiredCapabilities: required,
+                    addedLeaves: Set(applied.added.map(\.leafIndex)), isNewLeaf: isExternal)
             } catch {
                 throw .tree(error)
             }
             if isExternal {
-                try Self.checkCapabilities(of: newTree, extensions: applied.extensions,
-                                           required: Self.requiredCapabilities(in: applied.extensions),
+                try Self.checkCapabilities(of: newTree, extensions: applied.extensions, required: required,
                                            checkExtensions: false)
             }
         }

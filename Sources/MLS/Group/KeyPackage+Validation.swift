@@ -28,7 +28,8 @@ extension KeyPackage {
             if let maxLifetime, lifetime.notAfter > now &+ maxLifetime &+ skew { throw .lifetimeTooLong }
         }
         guard initKey != leafNode.encryptionKey else { throw .initKeyEqualsEncryptionKey }
-        guard initKey.count == suite.kem.nPk, leafNode.encryptionKey.count == suite.kem.nPk else { throw .invalidKey }
+        // RFC 9180 §7.1.4: keys a Welcome and later commits encrypt to must be valid for the KEM.
+        guard suite.kem.isValidPublicKey(initKey), suite.kem.isValidPublicKey(leafNode.encryptionKey) else { throw .invalidKey }
         let capabilities = leafNode.capabilities
         guard capabilities.cipherSuites.contains(suite.rawValue), capabilities.versions.contains(.mls10),
               capabilities.credentials.contains(leafNode.credential.credentialType) else {

@@ -32,6 +32,8 @@ public struct PublicGroup: Sendable {
 
     /// The tree of a GroupInfo, validated against its context (RFC 9420 §12.4.3.1).
     static func importTree(groupInfo: GroupInfo, ratchetTree: RatchetTree?, suite: CipherSuite) throws(GroupError) -> PublicRatchetTree {
+        // RFC 9420 §13.4: no extension type twice, so there is one ratchet_tree (and one external_pub).
+        guard !groupInfo.extensions.hasDuplicateTypes else { throw .invalidGroupInfo("repeated extension type") }
         let wire: RatchetTree
         if let ratchetTree {
             wire = ratchetTree
@@ -41,10 +43,11 @@ public struct PublicGroup: Sendable {
             throw .invalidGroupInfo("no ratchet tree")
         }
         let context = groupInfo.groupContext
+        try GroupState.checkContextExtensions(context.extensions)
+        let required = try GroupState.requiredCapabilities(in: context.extensions)
         do {
             let tree = try PublicRatchetTree(suite: suite, tree: wire)
-            try tree.validate(groupID: context.groupID, expectedTreeHash: context.treeHash,
-                              requiredCapabilities: GroupState.requiredCapabilities(in: context.extensions))
+            try tree.validate(groupID: context.groupID, expectedTreeHash: context.treeHash, requiredCapabilities: required)
             return tree
         } catch {
             throw .tree(error)
@@ -104,6 +107,7 @@ public struct PublicGroup: Sendable {
     /// ratchet_tree extension, this tree.
     public func verify(groupInfo: GroupInfo) throws(GroupError) {
         guard groupInfo.groupContext == state.context else { throw .invalidGroupInfo("group context differs") }
+        guard !groupInfo.extensions.hasDuplicateTypes else { throw .invalidGroupInfo("repeated extension type") }
         guard let signer = state.tree.leafNode(at: groupInfo.signer) else {
             throw .invalidGroupInfo("signer is not a member")
         }
