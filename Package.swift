@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MLS", targets: ["MLS"]),
         .executable(name: "catbird-mls-server", targets: ["catbird-mls-server"]),
         .executable(name: "mls-vectors", targets: ["mls-vectors"]),
+        .executable(name: "mls-mutants", targets: ["mls-mutants"]),
         .library(name: "MLSClient", targets: ["MLSClient"]),
         .executable(name: "catbird-mls", targets: ["catbird-mls"]),
     ],
@@ -31,6 +32,10 @@ let package = Package(
         // Test-vector checks shared by the mls-vectors runner and the test suite.
         .target(name: "MLSVectors", dependencies: ["MLS"]),
         .executableTarget(name: "mls-vectors", dependencies: ["MLSVectors"]),
+        // The differential test of PublicGroup against members (mutated commits), shared by the
+        // mls-mutants runner and the test suite.
+        .target(name: "MLSMutations", dependencies: ["MLS", "Primitives"]),
+        .executableTarget(name: "mls-mutants", dependencies: ["MLSMutations", "MLS"]),
         .executableTarget(name: "mls-bench", dependencies: ["MLS", "Primitives"], path: "Benchmarks/MLSBench"),
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
         .executableTarget(name: "ds-bench", dependencies: ["MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
@@ -57,7 +62,7 @@ let package = Package(
         // Loopback servers, clients and clocks shared by the test targets.
         .target(name: "TestSupport", dependencies: ["ATProto", "Primitives"], path: "Tests/TestSupport"),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
-        .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors"]),
+        .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors", "MLSMutations"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "ATProtoTests", dependencies: ["ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),

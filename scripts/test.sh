@@ -41,3 +41,8 @@ scripts/try-it.sh
 # Every RFC 9420 vector file, all cipher suites, from a release build.
 swift build -c release --product mls-vectors
 .build/release/mls-vectors "$MLS_TEST_VECTORS"
+
+# The differential proof (docs/validation.md): valid commits of suites 1-3 altered field by field;
+# PublicGroup must accept each exactly when every member processes it. Fails on any disagreement.
+swift build -c release --product mls-mutants
+.build/release/mls-mutants --quiet

@@ -12,6 +12,9 @@ extension GroupState {
         guard case .commit(let commit) = authenticated.content.content else { throw .unexpectedMessage("not a commit") }
         try checkHeader(groupID: authenticated.content.groupID, epoch: authenticated.content.epoch)
         guard let tag = authenticated.auth.confirmationTag, !tag.isEmpty else { throw .missingConfirmationTag }
+        // RFC 9420 §6.1: confirmation_tag = MAC(confirmation_key, …), Nh bytes; a tag of any other
+        // length cannot verify, which even a party without the key can see.
+        guard tag.count == suite.nh else { throw .invalidConfirmationTag }
         let sender = authenticated.content.sender
         let isExternal: Bool
         switch sender {

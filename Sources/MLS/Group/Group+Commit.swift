@@ -64,7 +64,11 @@ extension Group {
             context: finished.state.context, interimTranscriptHash: finished.state.interimTranscriptHash)
         return CommitOutput(
             commit: MLSMessage(body: .publicMessage(finished.message)), welcome: welcome.map { MLSMessage(body: .welcome($0)) },
-            groupInfo: groupInfo, group: next, summary: CommitSummary(staged))
+            groupInfo: groupInfo, group: next, summary: CommitSummary(staged),
+            sealing: CommitSealing(committer: self, initSecret: epochSecrets.initSecret,
+                                   commitSecret: committerPath?.commitSecret, confirmationTag: finished.confirmationTag,
+                                   recipients: CommitSealing.recipients(of: updatePath, path: committerPath, tree: tree,
+                                                                        excluding: Set(applied.added.map(\.leafIndex)))))
     }
 
     /// Adds the members of `keyPackages` in one commit, with a Welcome for them.
