@@ -30,12 +30,12 @@ public struct PendingProposal: Sendable, Equatable {
 }
 
 extension DeliveryTransaction {
-    /// Keeps a proposal made in the current epoch (`epochMismatch` otherwise); its sender must be
-    /// a current member. Returns false if the same ref was already stored (`createdAt` is ignored).
+    /// Keeps a proposal made in the current epoch (`epochMismatch` otherwise) of a conversation that
+    /// is not frozen (`groupFrozen`); its sender must be a current member. Returns false if the same ref was already stored (`createdAt` is ignored).
     @discardableResult
     public func addPendingProposal(_ proposal: PendingProposal) throws(DeliveryStoreError) -> Bool {
         try guarded {
-            let current = try lockConvo(proposal.convoID)
+            let current = try lockLiveConvo(proposal.convoID)
             guard proposal.epoch == current else { throw DeliveryStoreError.epochMismatch(current: current) }
             guard try isMember(convoID: proposal.convoID, did: proposal.senderDID) else { throw DeliveryStoreError.notMember }
             let inserted = try connection.execute("""
