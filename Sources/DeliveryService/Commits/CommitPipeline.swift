@@ -90,6 +90,7 @@ struct CommitPipeline {
         }
         guard let summary = next.lastCommit else { throw XRPCError.internalError }
 
+        try CommitIntegrity.checkCredentialContinuity(from: current, to: next, summary: summary)
         guard let committer = next.tree.leafNode(at: summary.committerLeaf),
               let committerDID = MemberIdentity.did(of: committer.credential) else {
             throw XRPCError(400, "InvalidCommit", "the committer's credential is not a DID")
@@ -97,7 +98,6 @@ struct CommitPipeline {
         guard committerDID == request.caller.rawValue else {
             throw XRPCError.forbidden("NotCommitter", "the commit is signed by another member's leaf")
         }
-        try CommitIntegrity.checkCredentialContinuity(from: current, to: next, summary: summary)
         let covered = try CommitIntegrity.coveredProposals(pending, commit: commit, summary: summary)
 
         if let groupInfoBytes = request.groupInfo {
