@@ -3,6 +3,8 @@
 // processes them. `make test` runs it from a release build.
 //   mls-mutants [--suites 1,2,3] [--byte-flips N] [--min N] [--quiet] [--scenario NAME] [--explain]
 // --explain prints every mutant with its outcome (and PublicGroup's reason when both refuse).
+//   mls-mutants --fuzz-seeds STATE DIR   writes a stored PublicGroup (suite 1, a pending proposal)
+//   and its commit with every structural mutant as seeds for Tests/Fuzz/FuzzCommit.swift.
 import Foundation
 import MLS
 import MLSMutations
@@ -21,6 +23,16 @@ while let argument = arguments.popFirst() {
     case "--byte-flips": byteFlips = Int(arguments.popFirst() ?? "") ?? byteFlips
     case "--min": minimum = Int(arguments.popFirst() ?? "") ?? minimum
     case "--quiet": quiet = true
+    case "--fuzz-seeds":
+        guard let state = arguments.popFirst(), let directory = arguments.popFirst() else { exit(2) }
+        do {
+            let seeds = try FuzzSeeds.write(state: state, directory: directory)
+            print("mls-mutants: wrote \(state) and \(seeds) seeds to \(directory)")
+            exit(0)
+        } catch {
+            print("mls-mutants: \(error)")
+            exit(1)
+        }
     case "--explain": explain = true
     case "--scenario": only = (only ?? []).union([arguments.popFirst() ?? ""])
     default:
@@ -66,3 +78,21 @@ if report.mutants < minimum {
     exit(1)
 }
 print("mls-mutants: passed")
+
+/// The stored state and seeds of the commit fuzz target.
+enum FuzzSeeds {
+    static func write(state path: String, directory: String) throws -> Int {
+        let now = UInt64(Date().timeIntervalSince1970)
+        guard let scenario = try CommitScenario.all(suite: CipherSuite(rawValue: 1)!, now: now)
+            .first(where: { $0.name == "pending-remove-by-reference" }) else { throw CocoaError(.featureUnsupported) }
+        try Data(scenario.observer.serialize()).write(to: URL(fileURLWithPath: path))
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let mutants = try scenario.commitMutants(byteFlips: 0)
+        let seeds = [MLSMessage(body: .publicMessage(scenario.original)).encoded()] + mutants.map(\.bytes)
+        for (index, bytes) in seeds.enumerated() {
+            try Data(bytes).write(to: URL(fileURLWithPath: directory).appendingPathComponent(String(format: "%04d", index)))
+        }
+        return seeds.count
+    }
+}
