@@ -50,17 +50,20 @@ struct MutantList {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so a campaign picks the same byte positions each run.
-struct SplitMix64 {
+/// A small deterministic generator (SplitMix64), so a run picks the same values each time.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: String) {
+    public init(seed: UInt64) { state = seed }
+
+    /// Seeded from a name (FNV-1a), e.g. a scenario's.
+    public init(seed: String) {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in seed.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         state = hash
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9e37_79b9_7f4a_7c15
         var z = state
         z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9

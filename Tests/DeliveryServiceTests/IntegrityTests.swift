@@ -43,6 +43,12 @@ final class IntegrityTests: ServiceTestCase {
         return body
     }
 
+    /// The reply is the XRPC error `status` `name`.
+    func expect(_ reply: ServiceHarness.Reply, _ status: Int, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(reply.status, status, "\(reply.json)", file: file, line: line)
+        XCTAssertEqual(reply.error, name, file: file, line: line)
+    }
+
     func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     /// `output`'s commit with its Commit changed, framed again as the committer would (signature,
@@ -84,15 +90,12 @@ final class IntegrityTests: ServiceTestCase {
 
         let namingRealPackages = try call("createConvo", as: mallory, createConvoBody(
             group, groupInfo: output.groupInfo, hashes: [(bob, bobPackage), (alice, alicePackage)]))
-        XCTAssertEqual(namingRealPackages.status, 400, "\(namingRealPackages.json)")
-        XCTAssertEqual(namingRealPackages.error, "InvalidGroupInfo")
+        expect(namingRealPackages, 400, "InvalidGroupInfo")
         let withCommit = try call("createConvo", as: mallory, createConvoBody(
             group, groupInfo: output.groupInfo, commit: output.commit, welcome: output.welcome))
-        XCTAssertEqual(withCommit.status, 404, "\(withCommit.json)")
-        XCTAssertEqual(withCommit.error, "KeyPackageNotFound")
+        expect(withCommit, 404, "KeyPackageNotFound")
         let namingNothing = try call("createConvo", as: mallory, createConvoBody(group, groupInfo: output.groupInfo))
-        XCTAssertEqual(namingNothing.status, 400)
-        XCTAssertEqual(namingNothing.error, "InvalidGroupInfo")
+        expect(namingNothing, 400, "InvalidGroupInfo")
         XCTAssertEqual(try rows.snapshot(convo: convo, owners: [alice.did, bob.did, mallory.did]), before)
     }
 
@@ -110,16 +113,13 @@ final class IntegrityTests: ServiceTestCase {
 
         let extra = try call("createConvo", as: alice, createConvoBody(
             group, groupInfo: output.groupInfo, hashes: [(bob, bobPackage), (carol, carolPackage)], welcome: output.welcome))
-        XCTAssertEqual(extra.status, 400, "\(extra.json)")
-        XCTAssertEqual(extra.error, "InvalidGroupInfo")
+        expect(extra, 400, "InvalidGroupInfo")
         let instead = try call("createConvo", as: alice, createConvoBody(
             group, groupInfo: output.groupInfo, hashes: [(carol, carolPackage)], welcome: output.welcome))
-        XCTAssertEqual(instead.status, 400, "\(instead.json)")
-        XCTAssertEqual(instead.error, "InvalidGroupInfo")
+        expect(instead, 400, "InvalidGroupInfo")
         let besideTheCommit = try call("createConvo", as: alice, createConvoBody(
             group, groupInfo: output.groupInfo, hashes: [(carol, carolPackage)], commit: output.commit, welcome: output.welcome))
-        XCTAssertEqual(besideTheCommit.status, 400, "\(besideTheCommit.json)")
-        XCTAssertEqual(besideTheCommit.error, "InvalidCommit")
+        expect(besideTheCommit, 400, "InvalidCommit")
         XCTAssertEqual(try rows.snapshot(convo: convo, owners: [alice.did, bob.did, carol.did]), before)
 
         // Naming exactly Bob's package works, and consumes it and only it.
@@ -146,16 +146,14 @@ final class IntegrityTests: ServiceTestCase {
             let reply = try call("createConvo", as: alice, createConvoBody(
                 group, groupInfo: output.groupInfo, hashes: [(bob, bobPackage)],
                 commit: MLSMessage(body: .publicMessage(message)), welcome: output.welcome))
-            XCTAssertEqual(reply.status, 400, "\(reply.json)")
-            XCTAssertEqual(reply.error, "InvalidCommit")
+            expect(reply, 400, "InvalidCommit")
             XCTAssertTrue((reply.json["message"] as? String ?? "").contains("signature"), "\(reply.json)")
         }
         // A commit with a path is refused too: its signature covers an epoch-0 leaf the service cannot know.
         let withPath = try group.add(keyPackages: [bobPackage.keyPackage])
         let pathReply = try call("createConvo", as: alice, createConvoBody(
             group, groupInfo: withPath.groupInfo, commit: withPath.commit, welcome: withPath.welcome))
-        XCTAssertEqual(pathReply.status, 400)
-        XCTAssertEqual(pathReply.error, "InvalidCommit")
+        expect(pathReply, 400, "InvalidCommit")
         XCTAssertEqual(try rows.snapshot(convo: convo, owners: [alice.did, bob.did]), before)
 
         let signed = try call("createConvo", as: alice, createConvoBody(
@@ -179,8 +177,7 @@ final class IntegrityTests: ServiceTestCase {
         let reply = try call("addMembers", as: bob, [
             "convoId": chat.convo, "commit": MLSTestUser.bytes(output.commit), "welcomeMessage": MLSTestUser.bytes(output.welcome!),
         ])
-        XCTAssertEqual(reply.status, 404, "\(reply.json)")
-        XCTAssertEqual(reply.error, "KeyPackageNotFound")
+        expect(reply, 404, "KeyPackageNotFound")
         XCTAssertEqual(try rows.snapshot(convo: chat.convo, owners: [alice.did, bob.did, carol.did]), before)
     }
 
@@ -196,8 +193,7 @@ final class IntegrityTests: ServiceTestCase {
         let rows = try DatabaseRows(try service)
         let before = try rows.convo(chat.convo)
         let reply = try commitGroupChange(chat, as: bob, impostor)
-        XCTAssertEqual(reply.status, 400, "\(reply.json)")
-        XCTAssertEqual(reply.error, "InvalidCommit")
+        expect(reply, 400, "InvalidCommit")
         XCTAssertEqual(try rows.convo(chat.convo), before)
     }
 
@@ -215,8 +211,7 @@ final class IntegrityTests: ServiceTestCase {
         let rows = try DatabaseRows(try service)
         let before = try rows.convo(chat.convo)
         let reply = try commitGroupChange(chat, as: alice, dropped)
-        XCTAssertEqual(reply.status, 400, "\(reply.json)")
-        XCTAssertEqual(reply.error, "InvalidCommit")
+        expect(reply, 400, "InvalidCommit")
         XCTAssertTrue((reply.json["message"] as? String ?? "").contains("ciphertextCountMismatch"), "\(reply.json)")
         XCTAssertEqual(try rows.convo(chat.convo), before)
         var daves = try XCTUnwrap(dave.groups[chat.convo])
@@ -243,8 +238,7 @@ final class IntegrityTests: ServiceTestCase {
                 try resign(&commit.path!.leafNode, by: alice, group: group, leaf: group.ownLeaf)
             }
             let reply = try commitGroupChange(chat, as: alice, reused)
-            XCTAssertEqual(reply.status, 400, "\(reply.json)")
-            XCTAssertEqual(reply.error, "InvalidCommit")
+            expect(reply, 400, "InvalidCommit")
         }
         let reusedNode = try altered(output) { $0.path!.nodes[0].encryptionKey = bobsKey }
         XCTAssertEqual(try commitGroupChange(chat, as: alice, reusedNode).error, "InvalidCommit")
@@ -279,8 +273,7 @@ final class IntegrityTests: ServiceTestCase {
         let owners = [alice.did] + others.map(\.did)
         let before = try rows.snapshot(convo: convo, owners: owners)
         let reply = try call("createConvo", as: alice, createConvoBody(group, groupInfo: info, hashes: named, welcome: output.welcome))
-        XCTAssertEqual(reply.status, 400, "\(reply.json)")
-        XCTAssertEqual(reply.error, "InvalidGroupInfo")
+        expect(reply, 400, "InvalidGroupInfo")
         XCTAssertTrue((reply.json["message"] as? String ?? "").contains("unmergedLeavesNotSorted"), "\(reply.json)")
         XCTAssertEqual(try rows.snapshot(convo: convo, owners: owners), before)
         // The GroupInfo as Alice's group has it passes the tree and KeyPackage checks; it stops only at
@@ -304,8 +297,7 @@ final class IntegrityTests: ServiceTestCase {
                 $0.proposals = [.proposal(.groupContextExtensions([Extension(extensionType: .requiredCapabilities, extensionData: data)]))]
             }
             let reply = try commitGroupChange(chat, as: alice, malformed)
-            XCTAssertEqual(reply.status, 400, "\(reply.json)")
-            XCTAssertEqual(reply.error, "InvalidCommit")
+            expect(reply, 400, "InvalidCommit")
             XCTAssertTrue((reply.json["message"] as? String ?? "").contains("extension 3"), "\(reply.json)")
         }
         XCTAssertEqual(try rows.convo(chat.convo), before)
@@ -325,15 +317,12 @@ final class IntegrityTests: ServiceTestCase {
         let before = try rows.convo(chat.convo)
 
         let message = try chat.flow.send(bob, chat.convo, "still here?")
-        XCTAssertEqual(message.status, 409, "\(message.json)")
-        XCTAssertEqual(message.error, "GroupFrozen")
+        expect(message, 409, "GroupFrozen")
         let commit = try commitGroupChange(chat, as: alice, try output.group.update().commit)
-        XCTAssertEqual(commit.status, 409, "\(commit.json)")
-        XCTAssertEqual(commit.error, "GroupFrozen")
+        expect(commit, 409, "GroupFrozen")
         var bobs = try XCTUnwrap(bob.groups[chat.convo])
         let leave = try call("leaveConvo", as: bob, ["convoId": chat.convo, "proposal": MLSTestUser.bytes(try bobs.proposeSelfRemove())])
-        XCTAssertEqual(leave.status, 409, "\(leave.json)")
-        XCTAssertEqual(leave.error, "GroupFrozen")
+        expect(leave, 409, "GroupFrozen")
         XCTAssertEqual(try rows.convo(chat.convo), before)
     }
 
@@ -350,11 +339,9 @@ final class IntegrityTests: ServiceTestCase {
         XCTAssertEqual(before.filter { $0.hasPrefix("pending_proposals") }.count, 1)
 
         let skipping = try commitGroupChange(chat, as: alice, try XCTUnwrap(alice.groups[chat.convo]).update().commit)
-        XCTAssertEqual(skipping.status, 409, "\(skipping.json)")
-        XCTAssertEqual(skipping.error, "PendingProposals")
+        expect(skipping, 409, "PendingProposals")
         let byTheLeaver = try commitGroupChange(chat, as: bob, try bobs.update().commit)
-        XCTAssertEqual(byTheLeaver.status, 409)
-        XCTAssertEqual(byTheLeaver.error, "PendingProposals")
+        expect(byTheLeaver, 409, "PendingProposals")
         XCTAssertEqual(try rows.convo(chat.convo), before)
 
         // Alice reads the proposal and commits it by reference: Bob is gone.
