@@ -334,6 +334,11 @@ final class IntegrityTests: ServiceTestCase {
         var bobs = try XCTUnwrap(bob.groups[chat.convo])
         let leave = try call("leaveConvo", as: bob, ["convoId": chat.convo, "proposal": MLSTestUser.bytes(try bobs.proposeSelfRemove())])
         XCTAssertEqual(leave.status, 200, "\(leave.json)")
+        // Asking again (another proposal, same leaf) keeps one request: two Removes of one leaf
+        // could not both be committed (RFC 9420 §12.2).
+        let again = try call("leaveConvo", as: bob, ["convoId": chat.convo,
+                                                     "proposal": MLSTestUser.bytes(try bobs.proposeSelfRemove(authenticatedData: [1]))])
+        XCTAssertEqual(again.status, 200, "\(again.json)")
         let rows = try DatabaseRows(try service)
         let before = try rows.convo(chat.convo)
         XCTAssertEqual(before.filter { $0.hasPrefix("pending_proposals") }.count, 1)

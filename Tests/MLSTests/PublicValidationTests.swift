@@ -189,6 +189,24 @@ final class PublicValidationTests: XCTestCase {
         XCTAssertNoThrow(try observer.validateAndApply(commit: join.commit))
     }
 
+    func test_commitOfPendingProposals_takesOneRemovePerLeaf() throws {
+        var (alice, bob, carol, observer) = try GroupFixtures.threeMembers(suite: suite)
+        for data: [UInt8] in [[], [1]] {
+            let proposal = try carol.proposeSelfRemove(authenticatedData: data)
+            _ = try alice.process(proposal)
+            try observer.recordProposal(try GroupFixtures.publicMessage(proposal))
+        }
+        XCTAssertEqual(alice.pendingProposals.count, 2)
+        let output = try alice.commit()
+        XCTAssertEqual(output.summary.removed.map(\.leafIndex), [2])
+        XCTAssertNoThrow(try observer.validateAndApply(commit: output.commit))
+        // Bob saw only the first request (the same bytes again: Ed25519 signs deterministically); the
+        // commit refers to that one alone, so he follows.
+        _ = try bob.process(try carol.proposeSelfRemove())
+        XCTAssertEqual(bob.pendingProposals.count, 1)
+        XCTAssertNoThrow(try bob.process(output.commit))
+    }
+
     func test_tagLengths_areChecked() throws {
         let (alice, _, _, observer) = try GroupFixtures.threeMembers(suite: suite)
         var message = try GroupFixtures.publicMessage(try alice.update().commit)

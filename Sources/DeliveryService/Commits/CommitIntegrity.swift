@@ -23,9 +23,11 @@ enum CommitIntegrity {
     }
 
     /// Every proposal the service keeps for the commit's epoch (leaveConvo's self-Removes) must be
-    /// covered: by reference, or, for a self-Remove, by a Remove of the same leaf (an external
-    /// joiner cannot refer to proposals, RFC 9420 §12.4.3.2, but may remove its own old leaf).
-    /// Returns the refs the commit covers, which the store checks again under the row lock.
+    /// covered. A self-Remove is covered when the commit removes its leaf, whether by referring to it
+    /// or inline (an external joiner cannot refer to proposals, RFC 9420 §12.4.3.2, but may remove
+    /// its own old leaf); counting by leaf also means that two requests to leave cannot demand two
+    /// Removes of one leaf, which §12.2 forbids. Returns the refs the commit covers, which the
+    /// store checks again under the row lock.
     static func coveredProposals(_ pending: [PendingProposal], commit: Commit, summary: CommitSummary) throws(XRPCError) -> [[UInt8]] {
         var covered: [[UInt8]] = commit.proposals.compactMap { if case .reference(let ref) = $0 { ref } else { nil } }
         let referenced = Set(covered)
