@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MLS", targets: ["MLS"]),
         .executable(name: "catbird-mls-server", targets: ["catbird-mls-server"]),
         .executable(name: "mls-vectors", targets: ["mls-vectors"]),
+        .executable(name: "mls-mutants", targets: ["mls-mutants"]),
         .library(name: "MLSClient", targets: ["MLSClient"]),
         .executable(name: "catbird-mls", targets: ["catbird-mls"]),
     ],
@@ -34,6 +35,10 @@ let package = Package(
         // Known-answer files for the natively written ML-KEM, X-Wing and SHA-3 (scripts/fetch-test-data.sh).
         .target(name: "CryptoVectors", dependencies: ["MLSVectors", "MLS", "Primitives"]),
         .executableTarget(name: "crypto-vectors", dependencies: ["CryptoVectors"]),
+        // The differential test of PublicGroup against members (mutated commits), shared by the
+        // mls-mutants runner and the test suite.
+        .target(name: "MLSMutations", dependencies: ["MLS", "Primitives"]),
+        .executableTarget(name: "mls-mutants", dependencies: ["MLSMutations", "MLS"]),
         .executableTarget(name: "mls-bench", dependencies: ["MLS", "Primitives"], path: "Benchmarks/MLSBench"),
         // Secret-dependent branches and addresses in ML-KEM/X-Wing, under Valgrind (scripts/ct-check.sh).
         .executableTarget(name: "ct-check", dependencies: ["Primitives"], path: "Benchmarks/CTCheck"),
@@ -65,7 +70,7 @@ let package = Package(
         // Loopback servers, clients and clocks shared by the test targets.
         .target(name: "TestSupport", dependencies: ["ATProto", "Primitives"], path: "Tests/TestSupport"),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
-        .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors"]),
+        .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors", "MLSMutations"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"], exclude: ["Fixtures"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|http|websocket|jwt|json|xwing|mqtt ...]    build and run the named targets (default: all)
-#   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json
+#   scripts/fuzz.sh [mls|commit|http|websocket|jwt|json|xwing|mqtt ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json, and the
+#                                     commit target's stored state and seeds (mls-mutants --fuzz-seeds)
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
 # -sanitize=fuzzer. Crashes are written to fuzz-out/crashes/<target>/.
 set -euo pipefail
@@ -28,17 +29,23 @@ build_module() {
 
 swift_sources() { find "$1" -name '*.swift' | sort; }
 
-build_mls() {
+# build_mls_target NAME ENTRY: Primitives, MLS instrumented, and the entry point linked as fuzz-NAME.
+build_mls_target() {
   echo "== building Primitives"
   mapfile -t primitives < <(swift_sources Sources/Primitives)
   build_module Primitives -- "${primitives[@]}"
   echo "== building MLS (instrumented)"
   mapfile -t mls < <(swift_sources Sources/MLS)
   build_module MLS -sanitize=fuzzer -- "${mls[@]}"
-  echo "== linking fuzz-mls"
-  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzMLSCodec.swift \
-    -o "$out/fuzz-mls" "${link_flags[@]}" -lMLS -lPrimitives
+  echo "== linking fuzz-$1"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" "$2" \
+    -o "$out/fuzz-$1" "${link_flags[@]}" -lMLS -lPrimitives
 }
+
+build_mls() { build_mls_target mls Tests/Fuzz/FuzzMLSCodec.swift; }
+
+# The commit target: PublicGroup over a stored state (Tests/Fuzz/commit-state.bin).
+build_commit() { build_mls_target commit Tests/Fuzz/FuzzCommit.swift; }
 
 build_http() {
   echo "== building HTTP (instrumented)"
@@ -136,16 +143,19 @@ for index in list(range(0, 10)) + list(range(100, 110)) + list(range(200, 210)):
         open(f"{sys.argv[2]}/{index:03d}-{field}", "wb").write(data)
 PY
   echo "wrote $(ls "$dest" | wc -l) seeds to $dest ($(du -sh "$dest" | cut -f1))"
+  swift build -c release --product mls-mutants
+  .build/release/mls-mutants --fuzz-seeds Tests/Fuzz/commit-state.bin Tests/Fuzz/corpus/commit
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls http websocket jwt json xwing mqtt)
+[ ${#targets[@]} -eq 0 ] && targets=(mls commit http websocket jwt json xwing mqtt)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
 for target in "${targets[@]}"; do
   case $target in
     mls) build_mls && run_target mls || status=1 ;;
+    commit) build_commit && run_target commit || status=1 ;;
     http) build_http && run_target http || status=1 ;;
     jwt) build_jwt && run_target jwt || status=1 ;;
     json) build_json && run_target json || status=1 ;;

@@ -52,3 +52,8 @@ swift build -c release --product crypto-vectors
 .build/release/crypto-vectors .data/test-data
 # No secret-dependent branch or address in ML-KEM/X-Wing, under Valgrind (docs/xwing.md).
 scripts/ct-check.sh
+
+# The differential proof (docs/validation.md): valid commits of suites 1-3 altered field by field;
+# PublicGroup must accept each exactly when every member processes it. Fails on any disagreement.
+swift build -c release --product mls-mutants
+.build/release/mls-mutants --quiet

@@ -60,7 +60,8 @@ struct SendMessageData {
         }
         let owner = users[creator]
         let group = try Group.create(suite: BenchUser.suite, credential: owner.credential, signingKey: owner.signingKey)
-        let output = try group.add(keyPackages: bundles.keys.sorted().map { bundles[$0]!.keyPackage })
+        // Without a path: the service verifies the initial commit against the one-member epoch 0.
+        let output = try group.add(keyPackages: bundles.keys.sorted().map { bundles[$0]!.keyPackage }, includePath: false)
         guard let welcome = output.welcome else { throw BenchError.unexpected("an add produced no Welcome") }
         let reply = try client.call("blue.catbird.mls.createConvo", as: owner, json: [
             "groupId": WireFormat.hex(group.groupID), "cipherSuite": BenchUser.suiteName,

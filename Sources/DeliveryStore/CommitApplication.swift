@@ -18,8 +18,11 @@ public struct CommitApplication: Sendable {
     public var departures: [UInt32: DepartureReason]
     public var consumedKeyPackages: [KeyPackageUse]
     public var welcomes: [WelcomeDelivery]
-    /// Pending proposals (by ProposalRef) the commit covers, dropped when it applies.
+    /// Pending proposals (by ProposalRef) the commit covers, dropped when it applies. Every proposal
+    /// kept for `commitEpoch` must be among them (`proposalsNotCovered`).
     public var coveredProposalRefs: [[UInt8]]
+    /// The commit carries a ReInit: the conversation freezes at `newEpoch`.
+    public var freezes: Bool
     /// Message id for the commit's message row; defaults to `commit-<commitEpoch>`.
     public var msgID: String?
 
@@ -27,7 +30,7 @@ public struct CommitApplication: Sendable {
         convoID: String, commitEpoch: Int64, newPublicState: [UInt8], newGroupInfo: [UInt8]? = nil,
         commit: [UInt8], senderDID: String, members: [MemberLeaf], departures: [UInt32: DepartureReason] = [:],
         consumedKeyPackages: [KeyPackageUse] = [], welcomes: [WelcomeDelivery] = [],
-        coveredProposalRefs: [[UInt8]] = [], msgID: String? = nil
+        coveredProposalRefs: [[UInt8]] = [], freezes: Bool = false, msgID: String? = nil
     ) {
         self.convoID = convoID
         self.commitEpoch = commitEpoch
@@ -40,6 +43,7 @@ public struct CommitApplication: Sendable {
         self.consumedKeyPackages = consumedKeyPackages
         self.welcomes = welcomes
         self.coveredProposalRefs = coveredProposalRefs
+        self.freezes = freezes
         self.msgID = msgID
     }
 

@@ -21,6 +21,8 @@ public struct ConvoState: Sendable, Equatable {
     public var lastSeq: Int64
     /// The event_seq of the newest event.
     public var lastEventSeq: Int64
+    /// The epoch a ReInit commit created, after which the conversation takes no change; nil while live.
+    public var frozenEpoch: Int64?
 
     /// The GroupInfo only if it is for the current epoch (usable for an external join).
     public var currentGroupInfo: [UInt8]? { groupInfoEpoch == epoch ? groupInfo : nil }

@@ -97,6 +97,10 @@ extension DeliveryStore {
         try run { transaction throws(DeliveryStoreError) in try transaction.keyPackage(ref: ref) }
     }
 
+    public func keyPackages(refs: [[UInt8]]) throws(DeliveryStoreError) -> [StoredKeyPackage] {
+        try run { transaction throws(DeliveryStoreError) in try transaction.keyPackages(refs: refs) }
+    }
+
     public func keyPackageStats(owner: String, cipherSuite: UInt16? = nil) throws(DeliveryStoreError) -> KeyPackageStats {
         try run { transaction throws(DeliveryStoreError) in try transaction.keyPackageStats(owner: owner, cipherSuite: cipherSuite) }
     }

@@ -14,6 +14,10 @@ public enum DeliveryStoreError: Error, Sendable, Equatable {
     case epochMismatch(current: Int64)
     /// Another commit already won the epoch this one was made in; the group is now at `current`.
     case commitConflict(current: Int64)
+    /// A ReInit commit froze the conversation: no further commit, message or proposal.
+    case groupFrozen
+    /// The commit leaves out `count` proposals kept for its epoch (e.g. a member's request to leave).
+    case proposalsNotCovered(count: Int)
     /// The KeyPackageRef is unknown or its package was already consumed.
     case keyPackageNotFound(ref: [UInt8])
     /// The KeyPackageRef exists but belongs to another DID than the one it was used for.

@@ -4,7 +4,9 @@ import Store
 extension DeliveryTransaction {
     /// Applies a validated commit: the one way a conversation's epoch advances.
     ///
-    /// Under the conversation's row lock, the conversation must still be at `commitEpoch`. If it
+    /// Under the conversation's row lock, the conversation must not be frozen (`groupFrozen`), and
+    /// every proposal kept for the epoch must be covered (`proposalsNotCovered`: a leave request that
+    /// arrived after the committer looked is not lost). The conversation must still be at `commitEpoch`. If it
     /// is not: when a commit for `commitEpoch` is stored and the group is one epoch past it,
     /// another commit won the race (`commitConflict`); anything else is `epochMismatch`. Then all
     /// added key packages are checked (`keyPackageNotFound`, `keyPackageOwnerMismatch`) before the
@@ -17,10 +19,11 @@ extension DeliveryTransaction {
     public func applyCommit(_ application: CommitApplication) throws(DeliveryStoreError) -> CommitOutcome {
         try guarded {
             let convoID = application.convoID
-            let current = try lockConvo(convoID)
+            let current = try lockLiveConvo(convoID)
             guard application.commitEpoch == current else {
                 throw try epochError(convoID: convoID, commitEpoch: application.commitEpoch, current: current)
             }
+            try checkCoverage(convoID: convoID, epoch: current, covered: application.coveredProposalRefs)
             let newEpoch = application.newEpoch
             let diff = try MemberDiff(current: try currentLeaves(convoID), next: application.members,
                                       departures: application.departures, epoch: newEpoch)
@@ -34,9 +37,10 @@ extension DeliveryTransaction {
             try connection.execute("""
                 UPDATE convos SET epoch = $2, public_state = $3,
                     group_info = coalesce($4, group_info),
-                    group_info_epoch = CASE WHEN $4::bytea IS NULL THEN group_info_epoch ELSE $2 END
+                    group_info_epoch = CASE WHEN $4::bytea IS NULL THEN group_info_epoch ELSE $2 END,
+                    frozen_epoch = CASE WHEN $5 THEN $2 ELSE frozen_epoch END
                 WHERE convo_id = $1
-                """, [convoID, newEpoch, application.newPublicState, application.newGroupInfo])
+                """, [convoID, newEpoch, application.newPublicState, application.newGroupInfo, application.freezes])
             try applyMemberDiff(convoID, diff, epoch: newEpoch)
             try consumeKeyPackages(application.consumedKeyPackages, convoID: convoID)
             try storeWelcomes(convoID, application.welcomes, epoch: newEpoch)
@@ -72,6 +76,17 @@ extension DeliveryTransaction {
                           createdAt: try row.date("created_at"))
             }
         }
+    }
+
+    /// Every proposal kept for `epoch` is among `covered` (RFC 9420 §12.4: a commit covers the valid
+    /// proposals of its epoch; the service insists for the ones it keeps, as Wire's does).
+    private func checkCoverage(convoID: String, epoch: Int64, covered: [[UInt8]]) throws {
+        let rows = try connection.query(
+            "SELECT proposal_ref FROM pending_proposals WHERE convo_id = $1 AND epoch = $2", [convoID, epoch])
+        guard !rows.isEmpty else { return }
+        let refs = Set(covered)
+        let missing = try rows.filter { !refs.contains(try $0.bytes("proposal_ref")) }.count
+        guard missing == 0 else { throw DeliveryStoreError.proposalsNotCovered(count: missing) }
     }
 
     /// Why a commit made in `commitEpoch` cannot apply at `current`: a lost race for the epoch

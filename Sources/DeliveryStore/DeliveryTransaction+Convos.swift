@@ -135,7 +135,8 @@ extension ConvoState {
     /// The columns of `convos c`.
     static let columns = """
         c.convo_id, c.group_id, c.cipher_suite, c.epoch, c.public_state, c.group_info, c.group_info_epoch, \
-        c.creator_did, c.name, c.description, c.created_at, c.last_message_at, c.last_seq, c.last_event_seq
+        c.creator_did, c.name, c.description, c.created_at, c.last_message_at, c.last_seq, c.last_event_seq, \
+        c.frozen_epoch
         """
 
     init(row: PGRow) throws {
@@ -145,6 +146,7 @@ extension ConvoState {
                   groupInfoEpoch: try row.optionalInt64("group_info_epoch"), creatorDID: try row.string("creator_did"),
                   name: try row.optionalString("name"), description: try row.optionalString("description"),
                   createdAt: try row.date("created_at"), lastMessageAt: try row.optionalDate("last_message_at"),
-                  lastSeq: try row.int64("last_seq"), lastEventSeq: try row.int64("last_event_seq"))
+                  lastSeq: try row.int64("last_seq"), lastEventSeq: try row.int64("last_event_seq"),
+                  frozenEpoch: try row.optionalInt64("frozen_epoch"))
     }
 }

@@ -90,6 +90,16 @@ extension DeliveryTransaction {
         }
     }
 
+    /// The stored packages with these refs, consumed or not, in one query (unknown refs are absent).
+    public func keyPackages(refs: [[UInt8]]) throws(DeliveryStoreError) -> [StoredKeyPackage] {
+        if refs.isEmpty { return [] }
+        return try guarded {
+            let rows = try connection.query(
+                "SELECT \(StoredKeyPackage.columns) FROM key_packages WHERE key_package_ref = ANY($1)", [PGArray(refs)])
+            return try rows.map(StoredKeyPackage.init(row:))
+        }
+    }
+
     /// Counts for one owner, optionally for one suite.
     public func keyPackageStats(owner: String, cipherSuite: UInt16? = nil) throws(DeliveryStoreError) -> KeyPackageStats {
         try guarded {

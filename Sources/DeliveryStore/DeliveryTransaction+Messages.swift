@@ -7,12 +7,12 @@ extension DeliveryTransaction {
     /// Under the conversation's row lock: the sender must be a current member (`notMember`); a
     /// msgID already stored by the same sender returns the first result with `duplicate` set
     /// (`messageIDConflict` if another sender used it), whatever the epoch is now; otherwise the
-    /// epoch must be the current one (`epochMismatch`), or the previous one when the
+    /// conversation must not be frozen (`groupFrozen`) and the epoch must be the current one (`epochMismatch`), or the previous one when the
     /// configuration allows it. Appends a messageEvent.
     public func appendMessage(_ message: NewMessage) throws(DeliveryStoreError) -> AppendedMessage {
         try guarded {
             guard !message.msgID.isEmpty else { throw DeliveryStoreError.invalidArgument("empty msgID") }
-            let current = try lockConvo(message.convoID)
+            let (current, frozen) = try lockConvoState(message.convoID)
             guard try isMember(convoID: message.convoID, did: message.senderDID) else {
                 throw DeliveryStoreError.notMember
             }
@@ -24,6 +24,8 @@ extension DeliveryTransaction {
                 return AppendedMessage(seq: try first.int64("seq"), receivedAt: try first.date("created_at"),
                                        epoch: try first.int64("epoch"), duplicate: true)
             }
+            // RFC 9420 §12.4.2: after a ReInit commit the group is not used to send messages.
+            guard !frozen else { throw DeliveryStoreError.groupFrozen }
             let previousAllowed = configuration.acceptsPreviousEpochMessages && message.epoch == current - 1
             guard message.epoch == current || previousAllowed else {
                 throw DeliveryStoreError.epochMismatch(current: current)

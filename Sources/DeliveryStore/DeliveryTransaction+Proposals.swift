@@ -30,14 +30,22 @@ public struct PendingProposal: Sendable, Equatable {
 }
 
 extension DeliveryTransaction {
-    /// Keeps a proposal made in the current epoch (`epochMismatch` otherwise); its sender must be
-    /// a current member. Returns false if the same ref was already stored (`createdAt` is ignored).
+    /// Keeps a proposal made in the current epoch (`epochMismatch` otherwise) of a conversation that
+    /// is not frozen (`groupFrozen`); its sender must be a current member. Returns false if the same
+    /// ref, or a Remove from the same leaf, was already stored for the epoch (`createdAt` is ignored).
     @discardableResult
     public func addPendingProposal(_ proposal: PendingProposal) throws(DeliveryStoreError) -> Bool {
         try guarded {
-            let current = try lockConvo(proposal.convoID)
+            let current = try lockLiveConvo(proposal.convoID)
             guard proposal.epoch == current else { throw DeliveryStoreError.epochMismatch(current: current) }
             guard try isMember(convoID: proposal.convoID, did: proposal.senderDID) else { throw DeliveryStoreError.notMember }
+            // One request to leave per leaf and epoch: a second adds nothing a commit could cover.
+            if proposal.kind == "remove", let leaf = proposal.senderLeaf {
+                let kept = try connection.query("""
+                    SELECT 1 FROM pending_proposals WHERE convo_id = $1 AND epoch = $2 AND kind = 'remove' AND sender_leaf = $3
+                    """, [proposal.convoID, proposal.epoch, Int64(leaf)])
+                if !kept.isEmpty { return false }
+            }
             let inserted = try connection.execute("""
                 INSERT INTO pending_proposals (convo_id, epoch, proposal_ref, sender_leaf, sender_did, kind, proposal)
                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING

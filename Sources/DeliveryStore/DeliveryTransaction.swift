@@ -19,9 +19,22 @@ public struct DeliveryTransaction {
 
     /// The conversation's epoch, with its row locked until the transaction ends.
     func lockConvo(_ convoID: String) throws -> Int64 {
-        let rows = try connection.query("SELECT epoch FROM convos WHERE convo_id = $1 FOR UPDATE", [convoID])
+        try lockConvoState(convoID).epoch
+    }
+
+    /// `lockConvo` that also says whether a ReInit commit froze the conversation.
+    func lockConvoState(_ convoID: String) throws -> (epoch: Int64, frozen: Bool) {
+        let rows = try connection.query(
+            "SELECT epoch, frozen_epoch IS NOT NULL AS frozen FROM convos WHERE convo_id = $1 FOR UPDATE", [convoID])
         guard let row = rows.first else { throw DeliveryStoreError.convoNotFound }
-        return try row.int64("epoch")
+        return (try row.int64("epoch"), try row.bool("frozen"))
+    }
+
+    /// `lockConvo` for a change that a frozen conversation refuses (`groupFrozen`).
+    func lockLiveConvo(_ convoID: String) throws -> Int64 {
+        let state = try lockConvoState(convoID)
+        guard !state.frozen else { throw DeliveryStoreError.groupFrozen }
+        return state.epoch
     }
 
     /// Takes the conversation's next seq (its row must be locked); with `touch`, also records the

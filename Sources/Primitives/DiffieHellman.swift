@@ -21,6 +21,15 @@ public enum X25519 {
         guard crypto_scalarmult(&out, privateKey, publicKey) == 0 else { throw .invalidSharedSecret }
         return out
     }
+
+    /// A key any peer can use: 32 bytes and not of small order (RFC 7748 §6.1), so that a DH with
+    /// it never yields the all-zero secret that `sharedSecret` (RFC 9180 §7.1.4) refuses. Every
+    /// clamped scalar is a multiple of the cofactor, so one multiplication by a fixed scalar tells.
+    public static func isValidPublicKey(_ publicKey: [UInt8]) -> Bool {
+        (try? sharedSecret(privateKey: validationScalar, publicKey: publicKey)) != nil
+    }
+
+    static let validationScalar = [UInt8](repeating: 0x5a, count: keySize)
 }
 
 /// X448 (RFC 7748) through OpenSSL; libsodium has no X448.
@@ -41,6 +50,13 @@ public enum X448 {
         guard secret.count == keySize, secret.contains(where: { $0 != 0 }) else { throw .invalidSharedSecret }
         return secret
     }
+
+    /// 56 bytes and not of small order (RFC 7748 §6.2), as `X25519.isValidPublicKey`.
+    public static func isValidPublicKey(_ publicKey: [UInt8]) -> Bool {
+        (try? sharedSecret(privateKey: validationScalar, publicKey: publicKey)) != nil
+    }
+
+    static let validationScalar = [UInt8](repeating: 0x5a, count: keySize)
 }
 
 /// ECDH on the NIST curves (SEC 1 §3.3.1): the shared secret is the x coordinate, `scalarSize` bytes.
@@ -55,6 +71,13 @@ public enum ECDH {
     public static func isValidPrivateKey(curve: ECCurve, _ scalar: [UInt8]) -> Bool {
         guard scalar.count == curve.scalarSize else { return false }
         return (try? ECArithmetic.isValidScalar(curve: curve, scalar)) ?? false
+    }
+
+    /// True for an uncompressed SEC1 point on the curve (SEC 1 §3.2.2.1), the only form HPKE
+    /// serializes (RFC 9180 §7.1.1).
+    public static func isValidUncompressedPublicKey(curve: ECCurve, _ publicKey: [UInt8]) -> Bool {
+        guard publicKey.count == curve.uncompressedSize, publicKey.first == 0x04 else { return false }
+        return (try? ECArithmetic.uncompressedPoint(curve: curve, sec1: publicKey)) != nil
     }
 
     /// `publicKey` may be compressed or uncompressed SEC1; it is validated before use.

@@ -26,9 +26,27 @@ final class ProposalTests: StoreTestCase {
         XCTAssertEqual(kept[0].kind, "remove")
         XCTAssertEqual(try store.pendingProposals(convoID: convo, epoch: 0), [])
 
-        // The commit covers bob's proposal only; carol's stays (for epoch 1) until one covers it.
-        _ = try store.applyCommit(commit(convo, from: 1, members: [leaf(0, "alice"), leaf(2, "carol")],
-                                         departures: [1: .left], covered: [[1]]))
-        XCTAssertEqual(try store.pendingProposals(convoID: convo).map(\.ref), [[2]])
+        // A commit that covers bob's proposal only is refused: carol's request would be lost.
+        XCTAssertEqual(deliveryError { try store.applyCommit(commit(convo, from: 1, members: [leaf(0, "alice"), leaf(2, "carol")],
+                                                                      departures: [1: .left], covered: [[1]])) },
+                       .proposalsNotCovered(count: 1))
+        XCTAssertEqual(try store.epoch(convoID: convo), 1)
+        XCTAssertEqual(try store.pendingProposals(convoID: convo).map(\.ref), [[1], [2]])
+        _ = try store.applyCommit(commit(convo, from: 1, members: [leaf(0, "alice")],
+                                         departures: [1: .left, 2: .left], covered: [[1], [2]]))
+        XCTAssertEqual(try store.pendingProposals(convoID: convo), [])
+    }
+
+    func test_aFrozenConversation_takesNoCommitMessageOrProposal() throws {
+        let convo = try makeConvo([leaf(0, "alice"), leaf(1, "bob")], epoch: 1)
+        var reInit = commit(convo, from: 1, members: [leaf(0, "alice"), leaf(1, "bob")])
+        reInit.freezes = true
+        _ = try store.applyCommit(reInit)
+        XCTAssertEqual(try store.loadConvo(convo).frozenEpoch, 2)
+        XCTAssertEqual(deliveryError { try store.applyCommit(commit(convo, from: 2, members: [leaf(0, "alice")])) }, .groupFrozen)
+        XCTAssertEqual(deliveryError { try store.appendMessage(message(convo, epoch: 2)) }, .groupFrozen)
+        XCTAssertEqual(deliveryError { try store.addPendingProposal(proposal(convo, epoch: 2, ref: [9])) }, .groupFrozen)
+        XCTAssertEqual(try store.epoch(convoID: convo), 2)
+        XCTAssertEqual(try fixture.count("SELECT count(*) FROM messages WHERE convo_id = $1 AND message_type = 'app'", [convo]), 0)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MLS
 import MLSVectors
+import MLSMutations
 import XCTest
 
 /// The deserialization and messages vector files, plus truncation and mutation of their objects.

@@ -129,7 +129,7 @@ final class TreeValidationTests: XCTestCase {
         tree.add(try F.member("fourth").leafNode)
         var wire = tree.ratchetTree
         guard case .parent(var parent) = wire.nodes[3] else { return XCTFail("node 3 should be a parent") }
-        parent.unmergedLeaves = [3, 2]
+        parent.unmergedLeaves = [2, 3]
         wire.nodes[3] = .parent(parent)
         wire.nodes[4] = nil
         let tampered = try PublicRatchetTree(suite: F.suite, tree: wire)

@@ -83,12 +83,12 @@ final class XWingSuiteTests: XCTestCase {
         var shortOutput = commit
         shortOutput.path!.nodes[0].encryptedPathSecret[0].kemOutput.removeLast()
         XCTAssertThrowsError(try observer.validateAndApply(commit: try craft(shortOutput, by: bob))) { error in
-            guard case .tree(.invalidKeySize) = error as? GroupError else { return XCTFail("\(error)") }
+            guard case .tree(.malformedCiphertext) = error as? GroupError else { return XCTFail("\(error)") }
         }
         var shortKey = commit
         shortKey.path!.nodes[0].encryptionKey.removeLast()
         XCTAssertThrowsError(try observer.validateAndApply(commit: try craft(shortKey, by: bob))) { error in
-            guard case .tree(.invalidKeySize) = error as? GroupError else { return XCTFail("\(error)") }
+            guard case .tree(.invalidEncryptionKey) = error as? GroupError else { return XCTFail("\(error)") }
         }
 
         var garbage = commit
@@ -109,7 +109,7 @@ final class XWingSuiteTests: XCTestCase {
         var leaf = try XCTUnwrap(observer.tree.leafNode(at: 1))
         leaf.encryptionKey.removeLast()
         XCTAssertThrowsError(try observer.tree.validateLeafNode(leaf, at: 1, groupID: observer.groupID, source: nil)) {
-            XCTAssertEqual($0 as? TreeError, .invalidKeySize(node: 2))
+            XCTAssertEqual($0 as? TreeError, .invalidEncryptionKey(node: 2))
         }
         XCTAssertThrowsError(try observer.tree.validate(groupID: observer.groupID + [0]), "control: a valid tree under another group id")
         XCTAssertNoThrow(try observer.tree.validate(groupID: observer.groupID))

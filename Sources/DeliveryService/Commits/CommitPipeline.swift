@@ -4,9 +4,11 @@ import Foundation
 import MLS
 
 /// What every commit-carrying method does before its one store transaction (MLS.md "What the
-/// service validates", item 3): decode the PublicMessage, check the epoch, validate and apply the
-/// commit to the stored public state with `PublicGroup`, check the committer is the caller, check
-/// a supplied GroupInfo against the computed context and a Welcome against the Adds.
+/// service validates", item 3; docs/validation.md): decode the PublicMessage, check the epoch and
+/// that no ReInit froze the conversation, validate and apply the commit to the stored public state
+/// with `PublicGroup`, check the committer is the caller, that no leaf changed its DID, that every
+/// kept proposal is covered, a supplied GroupInfo against the computed context and a Welcome
+/// against the Adds.
 struct CommitPipeline {
     let env: MethodEnvironment
 
@@ -33,6 +35,8 @@ struct CommitPipeline {
         var welcomes: [WelcomeDelivery]
         var coveredProposalRefs: [[UInt8]]
         var pendingLeaves: Set<String>
+        /// The commit carries a ReInit: the conversation freezes (RFC 9420 §12.4.2).
+        var freezes: Bool
     }
 
     func validate(_ request: Request) throws -> Validated {
@@ -56,11 +60,17 @@ struct CommitPipeline {
             env.log.error("stored public state unreadable", ["convo": request.convoID])
             throw XRPCError.internalError
         }
+        if convo.frozenEpoch != nil { throw DeliveryStoreError.groupFrozen }
         let pending = try env.store.pendingProposals(convoID: request.convoID, epoch: convo.epoch)
         var pendingLeaves: Set<String> = []
         for proposal in pending {
-            guard case .publicMessage(let stored)? = try? MLSMessage(decoding: proposal.proposal).body else { continue }
-            if (try? current.recordProposal(stored)) != nil, proposal.kind == "remove" { pendingLeaves.insert(proposal.senderDID) }
+            // Each was validated by leaveConvo in this epoch, so each records.
+            guard case .publicMessage(let stored)? = try? MLSMessage(decoding: proposal.proposal).body,
+                  (try? current.recordProposal(stored)) != nil else {
+                env.log.error("a kept proposal no longer records", ["convo": request.convoID])
+                throw XRPCError.internalError
+            }
+            if proposal.kind == "remove" { pendingLeaves.insert(proposal.senderDID) }
         }
 
         // KeyPackages validated in full at publication are identified by their ref, a hash over their
@@ -80,6 +90,7 @@ struct CommitPipeline {
         }
         guard let summary = next.lastCommit else { throw XRPCError.internalError }
 
+        try CommitIntegrity.checkCredentialContinuity(from: current, to: next, summary: summary)
         guard let committer = next.tree.leafNode(at: summary.committerLeaf),
               let committerDID = MemberIdentity.did(of: committer.credential) else {
             throw XRPCError(400, "InvalidCommit", "the committer's credential is not a DID")
@@ -87,6 +98,7 @@ struct CommitPipeline {
         guard committerDID == request.caller.rawValue else {
             throw XRPCError.forbidden("NotCommitter", "the commit is signed by another member's leaf")
         }
+        let covered = try CommitIntegrity.coveredProposals(pending, commit: commit, summary: summary)
 
         if let groupInfoBytes = request.groupInfo {
             let groupInfo = try MLSInput.groupInfo(groupInfoBytes)
@@ -116,13 +128,10 @@ struct CommitPipeline {
         }
 
         let welcomes = try welcomeDeliveries(request.welcome, ownerByRef: ownerByRef, suite: next.cipherSuite.rawValue)
-        let covered = commit.proposals.compactMap { item -> [UInt8]? in
-            if case .reference(let ref) = item { return ref }
-            return nil
-        }
         return Validated(convo: convo, next: next, summary: summary, commitEpoch: commitEpoch, committerDID: committerDID,
                          members: members, addedDIDs: addedDIDs, removedDIDs: removedDIDs, consumedKeyPackages: consumed,
-                         welcomes: welcomes, coveredProposalRefs: covered, pendingLeaves: pendingLeaves)
+                         welcomes: welcomes, coveredProposalRefs: covered, pendingLeaves: pendingLeaves,
+                         freezes: summary.reInit != nil)
     }
 
     /// A Welcome must be for this suite, and address exactly the KeyPackages the commit added.
@@ -155,6 +164,6 @@ struct CommitPipeline {
             convoID: request.convoID, commitEpoch: validated.commitEpoch, newPublicState: validated.next.serialize(),
             newGroupInfo: request.groupInfo, commit: request.commit, senderDID: validated.committerDID,
             members: validated.members, departures: departures, consumedKeyPackages: validated.consumedKeyPackages,
-            welcomes: validated.welcomes, coveredProposalRefs: validated.coveredProposalRefs)
+            welcomes: validated.welcomes, coveredProposalRefs: validated.coveredProposalRefs, freezes: validated.freezes)
     }
 }

@@ -21,6 +21,7 @@ extension GroupError {
         case .pathRequired: return "the commit needs an UpdatePath"
         case .invalidExternalCommit(let reason): return "invalid external commit: \(reason)"
         case .missingPSK: return "a PSK the commit names is unknown"
+        case .malformedExtension(let type): return "extension \(type.rawValue) does not decode (RFC 9420 §13)"
         case .invalidGroupInfo(let reason): return "invalid GroupInfo: \(reason)"
         case .notAMember: return "not a member"
         case .cipherSuiteMismatch: return "cipher suite mismatch"

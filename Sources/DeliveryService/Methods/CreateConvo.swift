@@ -2,8 +2,9 @@ import DeliveryStore
 import MLS
 
 /// `blue.catbird.mls.createConvo`: a conversation from a GroupInfo the service validates in full
-/// (signature, tree, tree hash: MLS.md item 2), created by the caller's leaf, with the initial
-/// members' KeyPackages consumed and their Welcome stored, in one transaction.
+/// (signature, tree, tree hash: MLS.md item 2), created by the caller's leaf, whose other leaves
+/// are each the leaf of a KeyPackage its DID published (`InitialMembers`), with those KeyPackages
+/// consumed and their Welcome stored, in one transaction.
 enum CreateConvo {
     struct KeyPackageHash: Codable, Sendable {
         var did: String
@@ -61,7 +62,9 @@ enum CreateConvo {
                 throw XRPCError(400, "TooManyMembers", "a conversation has at most \(env.limits.maxMembers) members")
             }
 
-            let consumed = try initialKeyPackages(input, group: group)
+            let consumed = try InitialMembers.keyPackages(
+                of: group, creatorLeaf: groupInfo.signer, hashes: input.keyPackageHashes, commit: input.commit?.bytes,
+                store: env.store)
             var ownerByRef: [[UInt8]: String] = [:]
             for use in consumed { ownerByRef[use.ref] = use.ownerDID }
             let welcomes = try CommitPipeline(env: env).welcomeDeliveries(
@@ -77,35 +80,5 @@ enum CreateConvo {
                 return ConvoView(summary.convo, members: summary.members)
             }
         }
-    }
-
-    /// The KeyPackages the initial members joined with: the Adds of the initial commit when it is
-    /// given (made in the epoch before the GroupInfo's), else `keyPackageHashes`.
-    static func initialKeyPackages(_ input: Input, group: PublicGroup) throws(XRPCError) -> [KeyPackageUse] {
-        var uses: [KeyPackageUse] = []
-        if let commitBytes = input.commit?.bytes {
-            let message = try MLSInput.publicMessage(commitBytes, error: "InvalidCommit", what: "commit")
-            guard case .commit(let commit) = message.content.content,
-                  message.content.groupID == group.groupID, message.content.epoch &+ 1 == group.epoch else {
-                throw XRPCError(400, "InvalidCommit", "commit must be the group's commit of the epoch before the GroupInfo")
-            }
-            let leafKeys = Set(group.members.map(\.signatureKey))
-            for item in commit.proposals {
-                guard case .proposal(.add(let keyPackage)) = item else { continue }
-                guard let did = MemberIdentity.did(of: keyPackage.leafNode.credential),
-                      leafKeys.contains(keyPackage.leafNode.signatureKey) else {
-                    throw XRPCError(400, "InvalidCommit", "an added KeyPackage is not a member of the group")
-                }
-                uses.append(KeyPackageUse(ref: keyPackage.reference(suite: group.cipherSuite), ownerDID: did))
-            }
-        } else {
-            for entry in input.keyPackageHashes ?? [] {
-                guard let ref = Hex.decode(entry.hash), !ref.isEmpty else {
-                    throw XRPCError.invalidRequest("keyPackageHashes: hash must be hex")
-                }
-                uses.append(KeyPackageUse(ref: ref, ownerDID: try InputValidation.did(entry.did).rawValue))
-            }
-        }
-        return uses
     }
 }

@@ -12,6 +12,11 @@ extension DeliveryStoreError {
         case .epochMismatch(let current): return .conflict("EpochMismatch", "the conversation is at epoch \(current)")
         case .commitConflict(let current):
             return .conflict("CommitConflict", "another commit won this epoch; the conversation is at epoch \(current)")
+        case .groupFrozen:
+            return .conflict("GroupFrozen", "a ReInit commit froze this conversation; continue in the group it names")
+        case .proposalsNotCovered(let count):
+            return .conflict("PendingProposals",
+                             "the commit must cover the \(count) proposal(s) pending for its epoch (getMessages has them)")
         case .keyPackageNotFound: return .notFound("KeyPackageNotFound", "a key package the commit adds is unknown or already used")
         case .keyPackageOwnerMismatch: return XRPCError(400, "KeyPackageNotFound", "a key package belongs to another DID")
         case .tooManyKeyPackages(let limit): return .conflict("TooManyKeyPackages", "at most \(limit) unused key packages per user")

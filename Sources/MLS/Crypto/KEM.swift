@@ -94,6 +94,27 @@ public enum KEM: UInt16, Sendable, CaseIterable {
         }
     }
 
+    /// True for a public key (or an encapsulated key, RFC 9180 §4.1: `enc` is one) that every party
+    /// can use: Npk bytes in the KEM's serialization, a point on the curve for the NIST curves, not
+    /// of small order for X25519/X448 (RFC 9180 §7.1.4). A key that fails this makes every
+    /// encryption to it, or decapsulation of it, fail.
+    public func isValidPublicKey(_ publicKey: [UInt8]) -> Bool {
+        guard publicKey.count == nPk else { return false }
+        switch self {
+        case .dhkemX25519: return X25519.isValidPublicKey(publicKey)
+        case .dhkemX448: return X448.isValidPublicKey(publicKey)
+        case .xwing: return XWing.isValidPublicKey(publicKey)
+        case .dhkemP256, .dhkemP384, .dhkemP521: return ECDH.isValidUncompressedPublicKey(curve: curve!, publicKey)
+        }
+    }
+
+    /// True for an encapsulated key (`enc`, an HPKE kem_output) every recipient can decapsulate: for
+    /// the DHKEMs a valid public key; for X-Wing 1120 bytes whose X25519 part is not of small order
+    /// (its ML-KEM part always decapsulates, by implicit rejection).
+    public func isValidEncapsulatedKey(_ enc: [UInt8]) -> Bool {
+        self == .xwing ? XWing.isValidCiphertext(enc) : isValidPublicKey(enc)
+    }
+
     // MARK: Key derivation
 
     /// DeriveKeyPair(ikm) (RFC 9180 §7.1.3); for the NIST curves, rejection sampling over a counter.

@@ -10,4 +10,15 @@ public struct CommitOutput: Sendable {
     /// The committer in the new epoch.
     public let group: Group
     public let summary: CommitSummary
+    /// What the committer framed the commit with, for `resealed`.
+    let sealing: CommitSealing
+}
+
+/// What an external joiner sends and becomes (RFC 9420 §12.4.3.2).
+public struct ExternalCommitOutput: Sendable {
+    /// The joiner as a member of the new epoch.
+    public let group: Group
+    /// MLSMessage(PublicMessage) carrying the external commit.
+    public let commit: MLSMessage
+    let sealing: CommitSealing
 }

@@ -12,6 +12,9 @@ extension GroupState {
         guard case .commit(let commit) = authenticated.content.content else { throw .unexpectedMessage("not a commit") }
         try checkHeader(groupID: authenticated.content.groupID, epoch: authenticated.content.epoch)
         guard let tag = authenticated.auth.confirmationTag, !tag.isEmpty else { throw .missingConfirmationTag }
+        // RFC 9420 §6.1: confirmation_tag = MAC(confirmation_key, …), Nh bytes; a tag of any other
+        // length cannot verify, which even a party without the key can see.
+        guard tag.count == suite.nh else { throw .invalidConfirmationTag }
         let sender = authenticated.content.sender
         let isExternal: Bool
         switch sender {
@@ -39,16 +42,16 @@ extension GroupState {
                 // RFC 9420 §12.4.3.2: the joiner takes the leftmost blank leaf, as an Add would.
                 committerLeaf = newTree.add(path.leafNode)
             }
+            let required = try Self.requiredCapabilities(in: applied.extensions)
             do {
                 try newTree.mergeUpdatePath(
-                    path, sender: committerLeaf, groupID: context.groupID,
-                    requiredCapabilities: Self.requiredCapabilities(in: applied.extensions))
+                    path, sender: committerLeaf, groupID: context.groupID, requiredCapabilities: required,
+                    addedLeaves: Set(applied.added.map(\.leafIndex)), isNewLeaf: isExternal)
             } catch {
                 throw .tree(error)
             }
             if isExternal {
-                try Self.checkCapabilities(of: newTree, extensions: applied.extensions,
-                                           required: Self.requiredCapabilities(in: applied.extensions),
+                try Self.checkCapabilities(of: newTree, extensions: applied.extensions, required: required,
                                            checkExtensions: false)
             }
         }

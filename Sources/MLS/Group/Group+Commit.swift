@@ -3,7 +3,8 @@ import Primitives
 /// Creating commits and standalone proposals (RFC 9420 §12.1, §12.4.1).
 extension Group {
     /// Commits the proposals received this epoch (by reference; those this member may not commit,
-    /// an Update of its own or a Remove of itself, are left out) and `proposals` (inline). A path is
+    /// an Update of its own or a Remove of itself, and a second change to one leaf, are left out)
+    /// and `proposals` (inline). A path is
     /// included when RFC 9420 §12.4 requires one or `includePath` is true. The committer's new
     /// state is in the output; `self` stays in the current epoch.
     public func commit(
@@ -13,9 +14,24 @@ extension Group {
         try checkActive()
         var list: [ProposalOrRef] = []
         if includePending {
+            // RFC 9420 §12.2: at most one Update or Remove per leaf, preferring a Remove, else the
+            // most recent Update; never the committer's own Update or Remove.
+            var removed = Set<UInt32>(), latestUpdate: [UInt32: [UInt8]] = [:]
             for cached in state.proposals {
-                if case .member(let leaf) = cached.sender, leaf == ownLeaf, case .update = cached.proposal { continue }
-                if case .remove(let removed) = cached.proposal, removed == ownLeaf { continue }
+                if case .remove(let leaf) = cached.proposal { removed.insert(leaf) }
+                if case .update = cached.proposal, case .member(let leaf) = cached.sender { latestUpdate[leaf] = cached.ref }
+            }
+            var removing = Set<UInt32>()
+            for cached in state.proposals {
+                switch cached.proposal {
+                case .remove(let leaf):
+                    if leaf == ownLeaf || !removing.insert(leaf).inserted { continue }
+                case .update:
+                    guard case .member(let leaf) = cached.sender, leaf != ownLeaf, !removed.contains(leaf),
+                          latestUpdate[leaf] == cached.ref else { continue }
+                default:
+                    break
+                }
                 list.append(.reference(cached.ref))
             }
         }
@@ -64,7 +80,11 @@ extension Group {
             context: finished.state.context, interimTranscriptHash: finished.state.interimTranscriptHash)
         return CommitOutput(
             commit: MLSMessage(body: .publicMessage(finished.message)), welcome: welcome.map { MLSMessage(body: .welcome($0)) },
-            groupInfo: groupInfo, group: next, summary: CommitSummary(staged))
+            groupInfo: groupInfo, group: next, summary: CommitSummary(staged),
+            sealing: CommitSealing(committer: self, initSecret: epochSecrets.initSecret,
+                                   commitSecret: committerPath?.commitSecret, confirmationTag: finished.confirmationTag,
+                                   recipients: CommitSealing.recipients(of: updatePath, path: committerPath, tree: tree,
+                                                                        excluding: Set(applied.added.map(\.leafIndex)))))
     }
 
     /// Adds the members of `keyPackages` in one commit, with a Welcome for them.

@@ -11,7 +11,7 @@ extension Group {
         lifetime: Lifetime = Lifetime(notBefore: 0, notAfter: .max), configuration: GroupConfiguration = .default
     ) throws(GroupError) -> Group {
         guard signingKey.scheme == suite.signatureScheme else { throw .cipherSuiteMismatch }
-        guard !extensions.hasDuplicateTypes else { throw .invalidProposal(.groupContextExtensions, "repeated extension type") }
+        try GroupState.checkContextExtensions(extensions)
         do {
             let leafPair = try suite.generateHPKEKeyPair()
             var leaf = LeafNode(
@@ -45,6 +45,6 @@ extension Group {
 
     private static func checkCapabilitiesForCreate(tree: PublicRatchetTree, extensions: [Extension]) throws(GroupError) {
         try GroupState.checkCapabilities(
-            of: tree, extensions: extensions, required: GroupState.requiredCapabilities(in: extensions), checkExtensions: true)
+            of: tree, extensions: extensions, required: try GroupState.requiredCapabilities(in: extensions), checkExtensions: true)
     }
 }

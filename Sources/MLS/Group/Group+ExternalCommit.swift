@@ -11,6 +11,19 @@ extension Group {
         removing: UInt32? = nil, capabilities: Capabilities? = nil, externalPSKs: [[UInt8]: [UInt8]] = [:],
         psks: [PreSharedKeyID] = [], authenticatedData: [UInt8] = [], configuration: GroupConfiguration = .default
     ) throws(GroupError) -> (group: Group, commit: MLSMessage) {
+        let output = try externalCommit(
+            groupInfo: groupInfo, ratchetTree: ratchetTree, credential: credential, signingKey: signingKey,
+            removing: removing, capabilities: capabilities, externalPSKs: externalPSKs, psks: psks,
+            authenticatedData: authenticatedData, configuration: configuration)
+        return (output.group, output.commit)
+    }
+
+    /// `joinByExternalCommit` with the output `ExternalCommitOutput.resealed` needs.
+    public static func externalCommit(
+        groupInfo: GroupInfo, ratchetTree: RatchetTree? = nil, credential: Credential, signingKey: SignaturePrivateKey,
+        removing: UInt32? = nil, capabilities: Capabilities? = nil, externalPSKs: [[UInt8]: [UInt8]] = [:],
+        psks: [PreSharedKeyID] = [], authenticatedData: [UInt8] = [], configuration: GroupConfiguration = .default
+    ) throws(GroupError) -> ExternalCommitOutput {
         let observer = try PublicGroup(groupInfo: groupInfo, ratchetTree: ratchetTree)
         let state = observer.state
         let suite = state.suite
@@ -65,11 +78,17 @@ extension Group {
         var joiner = try Group(
             state: state, ownLeaf: leaf, configuration: configuration, epochSecrets: scratchSecrets, pskSecret: nil,
             privateTree: path.privateState, signingKey: signingKey, externalPSKs: externalPSKs, resumptionPSKs: [])
+        let scratch = joiner
         let finished = try joiner.finishCommit(
             content: content, provisional: provisional, tree: tree, initSecret: initSecret,
             commitSecret: path.commitSecret, psks: applied.psks, membershipKey: nil)
         joiner.resumptionPSKs = []
         try joiner.enter(finished.state, secrets: finished.secrets, pskSecret: finished.pskSecret, privateTree: path.privateState)
-        return (joiner, MLSMessage(body: .publicMessage(finished.message)))
+        return ExternalCommitOutput(
+            group: joiner, commit: MLSMessage(body: .publicMessage(finished.message)),
+            sealing: CommitSealing(committer: scratch, initSecret: initSecret, commitSecret: path.commitSecret,
+                                   confirmationTag: finished.confirmationTag,
+                                   recipients: CommitSealing.recipients(of: updatePath, path: path, tree: tree, excluding: []),
+                                   isExternal: true))
     }
 }

@@ -34,6 +34,9 @@ public enum GroupError: Error, Sendable, Equatable {
     case invalidExternalCommit(String)
     /// A PSK named by a proposal or a Welcome that this member does not have (RFC 9420 §8.4).
     case missingPSK(PreSharedKeyID)
+    /// A known extension whose data does not decode as its type says (RFC 9420 §13): never read as
+    /// absent.
+    case malformedExtension(ExtensionType)
     /// The GroupInfo or tree does not fit the group (signer, tree hash, epoch, context mismatch).
     case invalidGroupInfo(String)
     /// This member was removed by the commit, or is not in the tree it joined.

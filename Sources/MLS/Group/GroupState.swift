@@ -24,20 +24,37 @@ public struct GroupState: Sendable {
     public var groupID: [UInt8] { context.groupID }
     public var epoch: UInt64 { context.epoch }
 
-    /// RFC 9420 §11.1: the group's required_capabilities extension, if any.
+    /// RFC 9420 §11.1: the group's required_capabilities extension, if any. The context was checked
+    /// by `checkContextExtensions` when this state was built.
     public var requiredCapabilities: RequiredCapabilities? {
-        Self.requiredCapabilities(in: context.extensions)
+        get throws(GroupError) { try Self.requiredCapabilities(in: context.extensions) }
     }
 
-    static func requiredCapabilities(in extensions: [Extension]) -> RequiredCapabilities? {
+    /// RFC 9420 §11.1, decoded strictly: a required_capabilities extension that does not decode is
+    /// an error, never "no requirement" (which would switch the capability checks off).
+    static func requiredCapabilities(in extensions: [Extension]) throws(GroupError) -> RequiredCapabilities? {
         guard let ext = extensions.first(ofType: .requiredCapabilities) else { return nil }
-        return try? ext.decodeRequiredCapabilities()
+        do { return try ext.decodeRequiredCapabilities() } catch { throw .malformedExtension(.requiredCapabilities) }
     }
 
     /// RFC 9420 §12.1.8.1: the parties allowed to send proposals from outside.
     public var externalSenders: [ExternalSender] {
-        guard let ext = context.extensions.first(ofType: .externalSenders) else { return [] }
-        return (try? ext.decodeExternalSenders()) ?? []
+        get throws(GroupError) { try Self.externalSenders(in: context.extensions) }
+    }
+
+    static func externalSenders(in extensions: [Extension]) throws(GroupError) -> [ExternalSender] {
+        guard let ext = extensions.first(ofType: .externalSenders) else { return [] }
+        do { return try ext.decodeExternalSenders() } catch { throw .malformedExtension(.externalSenders) }
+    }
+
+    /// A GroupContext's extension list (from a GroupContextExtensions proposal, a GroupInfo, or a new
+    /// group): no type twice (RFC 9420 §13.4), and the known GroupContext extensions
+    /// (required_capabilities §11.1, external_senders §12.1.8.1) decode exactly. Unknown types stay
+    /// opaque; whether members support them is `checkCapabilities`' question.
+    static func checkContextExtensions(_ extensions: [Extension]) throws(GroupError) {
+        guard !extensions.hasDuplicateTypes else { throw .invalidProposal(.groupContextExtensions, "repeated extension type") }
+        _ = try requiredCapabilities(in: extensions)
+        _ = try externalSenders(in: extensions)
     }
 
     func checkHeader(groupID: [UInt8], epoch: UInt64) throws(GroupError) {
@@ -53,7 +70,7 @@ public struct GroupState: Sendable {
             guard let node = tree.leafNode(at: leaf) else { throw .unknownSender(sender) }
             return node.signatureKey
         case .external(let index):
-            let senders = externalSenders
+            let senders = try externalSenders
             guard index < senders.count else { throw .unknownSender(sender) }
             return senders[Int(index)].signatureKey
         case .newMemberProposal:

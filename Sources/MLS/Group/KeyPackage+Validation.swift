@@ -14,7 +14,8 @@ extension KeyPackage {
     /// encryption_key, both signatures, and capabilities listing the suite, the version, the
     /// credential type and the leaf's extensions. `skew` widens the not_before bound.
     /// `verifySignatures: false` is for a package whose exact bytes (its KeyPackageRef) were
-    /// already verified, as the service does at publication.
+    /// already verified, as the service does at publication: it skips the signatures and the KEM
+    /// key validity (RFC 9180 §7.1.4), which depend on nothing else.
     public func validate(
         suite: CipherSuite, now: UInt64? = nil, maxLifetime: UInt64? = nil, skew: UInt64 = 0, verifySignatures: Bool = true
     ) throws(KeyPackageError) {
@@ -38,6 +39,9 @@ extension KeyPackage {
             guard capabilities.extensions.contains(ext.extensionType) else { throw .unsupportedCapabilities }
         }
         guard verifySignatures else { return }
+        // RFC 9180 §7.1.4: the keys a Welcome and later commits encrypt to must be valid for the KEM.
+        // A scalar multiplication each, so a package verified at publication skips it with its signatures.
+        guard suite.kem.isValidPublicKey(initKey), suite.kem.isValidPublicKey(leafNode.encryptionKey) else { throw .invalidKey }
         guard let key = try? SignaturePublicKey(scheme: suite.signatureScheme, bytes: leafNode.signatureKey) else {
             throw .invalidKey
         }

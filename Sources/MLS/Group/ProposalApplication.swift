@@ -33,7 +33,7 @@ extension GroupState {
                 result.pathRequired = true
             }
         }
-        let required = Self.requiredCapabilities(in: result.extensions)
+        let required = try Self.requiredCapabilities(in: result.extensions)
         let extensionsChanged = result.extensions != context.extensions
 
         for (leaf, node) in updates {

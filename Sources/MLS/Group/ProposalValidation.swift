@@ -66,13 +66,15 @@ extension GroupState {
                 guard reInit.version.rawValue >= context.version.rawValue else {
                     throw .invalidProposal(.reinit, "version older than the group's")
                 }
-            case .externalInit:
+            case .externalInit(let kemOutput):
                 externalInitCount += 1
+                // RFC 9420 §8.3: every member decapsulates it (RFC 9180 §7.1.4: an invalid `enc` fails).
+                guard suite.kem.isValidEncapsulatedKey(kemOutput) else {
+                    throw .invalidProposal(.externalInit, "kem_output is not a valid encapsulated key")
+                }
             case .groupContextExtensions(let extensions):
                 gceCount += 1
-                guard !extensions.hasDuplicateTypes else {
-                    throw .invalidProposal(.groupContextExtensions, "repeated extension type")
-                }
+                try Self.checkContextExtensions(extensions)
             }
         }
         guard gceCount <= 1 else { throw .invalidProposalList(.multipleGroupContextExtensions) }

@@ -30,8 +30,20 @@ public struct PublicGroup: Sendable {
         self.init(state: GroupState(suite: suite, context: context, tree: tree, interimTranscriptHash: interim))
     }
 
+    /// RFC 9420 §13.4: no extension type twice (so one ratchet_tree, one external_pub); §12.4.3.2: an
+    /// external_pub, when present, is a key an external joiner can encapsulate to (RFC 9180 §7.1.4).
+    /// Whether it is the epoch's real external key needs the epoch secret: members check that.
+    static func checkExtensions(of groupInfo: GroupInfo, suite: CipherSuite) throws(GroupError) {
+        guard !groupInfo.extensions.hasDuplicateTypes else { throw .invalidGroupInfo("repeated extension type") }
+        if let ext = groupInfo.extensions.first(ofType: .externalPub) {
+            guard let key = try? ext.decodeExternalPub() else { throw .malformedExtension(.externalPub) }
+            guard suite.kem.isValidPublicKey(key) else { throw .invalidGroupInfo("external_pub is not a valid key") }
+        }
+    }
+
     /// The tree of a GroupInfo, validated against its context (RFC 9420 §12.4.3.1).
     static func importTree(groupInfo: GroupInfo, ratchetTree: RatchetTree?, suite: CipherSuite) throws(GroupError) -> PublicRatchetTree {
+        try checkExtensions(of: groupInfo, suite: suite)
         let wire: RatchetTree
         if let ratchetTree {
             wire = ratchetTree
@@ -41,10 +53,11 @@ public struct PublicGroup: Sendable {
             throw .invalidGroupInfo("no ratchet tree")
         }
         let context = groupInfo.groupContext
+        try GroupState.checkContextExtensions(context.extensions)
+        let required = try GroupState.requiredCapabilities(in: context.extensions)
         do {
             let tree = try PublicRatchetTree(suite: suite, tree: wire)
-            try tree.validate(groupID: context.groupID, expectedTreeHash: context.treeHash,
-                              requiredCapabilities: GroupState.requiredCapabilities(in: context.extensions))
+            try tree.validate(groupID: context.groupID, expectedTreeHash: context.treeHash, requiredCapabilities: required)
             return tree
         } catch {
             throw .tree(error)
@@ -67,6 +80,7 @@ public struct PublicGroup: Sendable {
     @discardableResult
     public mutating func recordProposal(_ message: PublicMessage) throws(GroupError) -> CachedProposal {
         guard message.content.contentType == .proposal else { throw .unexpectedMessage("not a proposal") }
+        try checkMembershipTagShape(message)
         let authenticated = try state.verifySignature(of: message)
         return try state.cacheProposal(authenticated)
     }
@@ -81,11 +95,19 @@ public struct PublicGroup: Sendable {
         commit message: PublicMessage, now: UInt64? = nil, trustedKeyPackageRefs: Set<[UInt8]> = []
     ) throws(GroupError) -> PublicGroup {
         guard message.content.contentType == .commit else { throw .unexpectedMessage("not a commit") }
+        try checkMembershipTagShape(message)
         let authenticated = try state.verifySignature(of: message)
         let staged = try state.stage(commit: authenticated, now: now, trustedKeyPackageRefs: trustedKeyPackageRefs)
         var next = PublicGroup(state: staged.nextState)
         next.lastCommit = CommitSummary(staged)
         return next
+    }
+
+    /// RFC 9420 §6.2: a member's PublicMessage carries membership_tag = MAC(membership_key, …), Nh
+    /// bytes. Its value needs the membership key; its length does not.
+    func checkMembershipTagShape(_ message: PublicMessage) throws(GroupError) {
+        guard case .member = message.content.sender else { return }
+        guard message.membershipTag?.count == state.suite.nh else { throw .invalidMembershipTag }
     }
 
     /// The same for an MLSMessage, which must carry a PublicMessage.
@@ -104,6 +126,7 @@ public struct PublicGroup: Sendable {
     /// ratchet_tree extension, this tree.
     public func verify(groupInfo: GroupInfo) throws(GroupError) {
         guard groupInfo.groupContext == state.context else { throw .invalidGroupInfo("group context differs") }
+        try Self.checkExtensions(of: groupInfo, suite: state.suite)
         guard let signer = state.tree.leafNode(at: groupInfo.signer) else {
             throw .invalidGroupInfo("signer is not a member")
         }

@@ -21,7 +21,8 @@ extension PublicRatchetTree {
             guard case .parent(var parent) = nodes[Int(p)] else { continue }
             // Blank the slot first so the unmerged_leaves buffer is uniquely held and grows in place.
             nodes[Int(p)] = nil
-            parent.unmergedLeaves.append(leaf)
+            // RFC 9420 §7.1: kept in increasing order (adds fill the leftmost blank, so this appends).
+            parent.unmergedLeaves.insert(leaf, at: parent.unmergedLeaves.sortedInsertionIndex(of: leaf))
             nodes[Int(p)] = .parent(parent)
         }
         return leaf

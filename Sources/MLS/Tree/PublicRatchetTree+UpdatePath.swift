@@ -78,27 +78,31 @@ extension PublicRatchetTree {
     }
 
     /// Checks a received UpdatePath against this tree (after the commit's proposals) and merges it
-    /// (RFC 9420 §12.4.2, §7.5): one node per filtered-direct-path node, the leaf valid with source
-    /// commit, its parent_hash equal to the one the new path yields, and no HPKE key already in use.
-    /// On error the tree is unchanged. Needs no secrets.
+    /// (RFC 9420 §12.4.2, §7.5, §7.6): one node per filtered-direct-path node; the leaf valid with
+    /// source commit and (unless `isNewLeaf`, an external joiner's fresh leaf) a new encryption key;
+    /// no public key of the path already in the tree or twice in the path; one well-formed ciphertext
+    /// per node of each copath resolution, leaving out `addedLeaves` (the leaves this commit adds);
+    /// the leaf's parent_hash equal to the one the new path yields. On error the tree is unchanged.
+    /// Needs no secrets; O(tree) with a set of the tree's keys.
     public mutating func mergeUpdatePath(
-        _ path: UpdatePath, sender: UInt32, groupID: [UInt8], requiredCapabilities: RequiredCapabilities? = nil
+        _ path: UpdatePath, sender: UInt32, groupID: [UInt8], requiredCapabilities: RequiredCapabilities? = nil,
+        addedLeaves: Set<UInt32> = [], isNewLeaf: Bool = false
     ) throws(TreeError) {
         try checkLeaf(sender)
-        guard leafNode(at: sender) != nil else { throw .blankLeaf(sender) }
+        guard let current = leafNode(at: sender) else { throw .blankLeaf(sender) }
         let filtered = filteredDirectPath(ofLeaf: sender)
-        let expected = filtered.count
-        guard path.nodes.count == expected else { throw .pathLengthMismatch(expected: expected, actual: path.nodes.count) }
-        // Every key and kem_output has the KEM's fixed size; the service checks this without ever
-        // decapsulating (for X-Wing it never runs ML-KEM).
-        for (node, entry) in zip(path.nodes, filtered) {
-            guard node.encryptionKey.count == suite.kem.nPk,
-                  node.encryptedPathSecret.allSatisfy({ $0.kemOutput.count == suite.kem.nEnc }) else {
-                throw .invalidKeySize(node: entry.node)
-            }
+        guard path.nodes.count == filtered.count else {
+            throw .pathLengthMismatch(expected: filtered.count, actual: path.nodes.count)
         }
         try validateLeafNode(path.leafNode, at: sender, groupID: groupID, source: .commit,
                              requiredCapabilities: requiredCapabilities)
+        // RFC 9420 §12.4.2: "the encryption_key value in the LeafNode is different from the
+        // committer's current leaf node".
+        if !isNewLeaf, path.leafNode.encryptionKey == current.encryptionKey {
+            throw .leafEncryptionKeyUnchanged(leaf: sender)
+        }
+        try checkFreshKeys(path, sender: sender, filtered: filtered)
+        try checkCiphertexts(path, filtered: filtered, excluding: addedLeaves)
         var merged = self
         let parentHash = merged.setPath(sender: sender, keys: path.nodes.map(\.encryptionKey))
         guard case .commit(parentHash) = path.leafNode.leafNodeSource else {
@@ -106,8 +110,44 @@ extension PublicRatchetTree {
         }
         merged.nodes[Int(2 * sender)] = .leaf(path.leafNode)
         merged.rehash(changed: [2 * sender])
-        try merged.checkUniqueKeys()
         self = merged
+    }
+
+    /// RFC 9420 §12.4.2: "none of the public keys in the UpdatePath appear in any node of the new
+    /// ratchet tree" (the tree the proposals produced, whose direct-path nodes the path replaces),
+    /// and the path does not use one key twice. The sender's own slot is left out: its old key is
+    /// the separate "different from the current leaf" rule, and an external joiner's slot already
+    /// holds the path's leaf. Each parent key must be usable (RFC 9180 §7.1.4); the leaf's was
+    /// checked with the leaf.
+    func checkFreshKeys(_ path: UpdatePath, sender: UInt32, filtered: [(node: UInt32, copathChild: UInt32)]) throws(TreeError) {
+        var keys = Set<[UInt8]>()
+        keys.reserveCapacity(nodes.count + path.nodes.count + 1)
+        for x in 0..<nodeWidth where x != 2 * sender {
+            if let key = encryptionKey(at: x) { keys.insert(key) }
+        }
+        guard keys.insert(path.leafNode.encryptionKey).inserted else { throw .duplicateEncryptionKey(node: 2 * sender) }
+        for (entry, node) in zip(filtered, path.nodes) {
+            guard suite.kem.isValidPublicKey(node.encryptionKey) else { throw .invalidEncryptionKey(node: entry.node) }
+            guard keys.insert(node.encryptionKey).inserted else { throw .duplicateEncryptionKey(node: entry.node) }
+        }
+    }
+
+    /// RFC 9420 §7.6: "The length of the encrypted_path_secret vector MUST be equal to the length of
+    /// the resolution of the copath node (excluding new leaf nodes)". Each ciphertext must also be
+    /// one a recipient can open: `kem_output` a valid encapsulated key (RFC 9180 §7.1.4) and the
+    /// sealed path secret Nh bytes plus the AEAD tag (path secrets are KDF.Nh bytes, §7.4, §12.4.2).
+    /// The copath subtrees are disjoint, so this costs O(tree).
+    func checkCiphertexts(_ path: UpdatePath, filtered: [(node: UInt32, copathChild: UInt32)], excluding: Set<UInt32>) throws(TreeError) {
+        let sealedSize = suite.nh + suite.aead.tagSize
+        for (entry, node) in zip(filtered, path.nodes) {
+            let expected = copathResolution(entry.copathChild, excluding: excluding).count
+            guard node.encryptedPathSecret.count == expected else { throw .ciphertextCountMismatch(node: entry.node) }
+            for ciphertext in node.encryptedPathSecret {
+                guard ciphertext.ciphertext.count == sealedSize, suite.kem.isValidEncapsulatedKey(ciphertext.kemOutput) else {
+                    throw .malformedCiphertext(node: entry.node)
+                }
+            }
+        }
     }
 
     /// RFC 9420 §7.5 merge of the parents: blanks the sender's direct path, sets each filtered node

@@ -59,8 +59,8 @@ extension PublicRatchetTree {
         requiredCapabilities: RequiredCapabilities?, now: UInt64?
     ) throws(TreeError) {
         if let source, node.leafNodeSource.sourceType != source { throw .invalidLeafNodeSource(leaf: leaf) }
-        // Sizes before signatures: cheap, and a member could not encrypt to a key of another size.
-        guard node.encryptionKey.count == suite.kem.nPk else { throw .invalidKeySize(node: 2 * leaf) }
+        // Every later committer encrypts to this key (RFC 9420 §7.6): it must be one it can use.
+        guard suite.kem.isValidPublicKey(node.encryptionKey) else { throw .invalidEncryptionKey(node: 2 * leaf) }
         if let now, case .keyPackage(let lifetime) = node.leafNodeSource,
            !(lifetime.notBefore <= now && now <= lifetime.notAfter) {
             throw .invalidLeafNodeSource(leaf: leaf)
@@ -91,13 +91,15 @@ extension PublicRatchetTree {
         }
     }
 
-    /// RFC 9420 §7.3, §12.4.3.1: no two leaves share a signature key and no two nodes an HPKE key.
+    /// RFC 9420 §7.3, §12.4.3.1: no two leaves share a signature key and no two nodes an HPKE key;
+    /// every parent's key is a valid key of the suite's KEM (leaves' are checked with the leaf).
     func checkUniqueKeys() throws(TreeError) {
         var signatureKeys = Set<[UInt8]>()
         var encryptionKeys = Set<[UInt8]>()
         for x in 0..<nodeWidth {
             guard let key = encryptionKey(at: x) else { continue }
             guard encryptionKeys.insert(key).inserted else { throw .duplicateEncryptionKey(node: x) }
+            if !TreeMath.isLeaf(x), !suite.kem.isValidPublicKey(key) { throw .invalidEncryptionKey(node: x) }
             if let leaf = TreeMath.leafIndex(node: x), let node = leafNode(at: leaf),
                !signatureKeys.insert(node.signatureKey).inserted {
                 throw .duplicateSignatureKey(leaf: leaf)
@@ -105,24 +107,45 @@ extension PublicRatchetTree {
         }
     }
 
-    /// RFC 9420 §7.9.2: each unmerged leaf of P is a non-blank leaf below P, and every non-blank
-    /// parent between that leaf and P lists it too.
+    /// RFC 9420 §7.1 and §12.4.3.1: each parent's unmerged_leaves are strictly increasing ("MUST be
+    /// sorted in increasing order"; a leaf listed twice is not), each a non-blank leaf below it, and
+    /// every non-blank parent between that leaf and P lists it too (found by binary search in the
+    /// sorted lists, so the whole check is O(entries · depth · log)).
     func checkUnmergedLeaves() throws(TreeError) {
         for x in stride(from: UInt32(1), to: nodeWidth, by: 2) {
             guard let parent = parentNode(at: x) else { continue }
             let below = TreeMath.leaves(under: x)
+            var previous: UInt32?
             for leaf in parent.unmergedLeaves {
+                if let previous, leaf <= previous { throw .unmergedLeavesNotSorted(node: x) }
+                previous = leaf
                 guard below.contains(leaf), leafNode(at: leaf) != nil else {
                     throw .invalidUnmergedLeaf(node: x, leaf: leaf)
                 }
                 for p in directPath(ofLeaf: leaf) {
                     if p == x { break }
-                    if let middle = parentNode(at: p), !middle.unmergedLeaves.contains(leaf) {
+                    if let middle = parentNode(at: p), !middle.unmergedLeaves.sortedContains(leaf) {
                         throw .invalidUnmergedLeaf(node: x, leaf: leaf)
                     }
                 }
             }
         }
+    }
+}
+
+extension Array where Element == UInt32 {
+    /// Binary search in a list sorted in increasing order (an unmerged_leaves list); on an unsorted
+    /// list it may miss an element, never invent one.
+    func sortedContains(_ value: UInt32) -> Bool { self[sortedInsertionIndex(of: value)...].first == value }
+
+    /// The first index whose element is not less than `value`.
+    func sortedInsertionIndex(of value: UInt32) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 }
 

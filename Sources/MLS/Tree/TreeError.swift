@@ -27,11 +27,18 @@ public enum TreeError: Error, Sendable, Equatable {
     case invalidUnmergedLeaf(node: UInt32, leaf: UInt32)
     /// An UpdatePath whose node count differs from the sender's filtered direct path.
     case pathLengthMismatch(expected: Int, actual: Int)
-    /// An HPKE public key or an UpdatePath kem_output whose size is not the KEM's (X-Wing: 1216 and
-    /// 1120 bytes); `node` is the tree node it belongs to.
-    case invalidKeySize(node: UInt32)
-    /// An UpdatePathNode whose ciphertext count differs from its copath node's resolution.
+    /// An UpdatePathNode whose ciphertext count differs from its copath node's resolution (less the
+    /// leaves the same commit adds).
     case ciphertextCountMismatch(node: UInt32)
+    /// An HPKECiphertext of an UpdatePathNode no recipient could open: an invalid kem_output or a
+    /// ciphertext that is not a sealed Nh-byte path secret.
+    case malformedCiphertext(node: UInt32)
+    /// A committer's UpdatePath leaf with the encryption key it already had (RFC 9420 §12.4.2).
+    case leafEncryptionKeyUnchanged(leaf: UInt32)
+    /// An HPKE public key that is not a valid key of the suite's KEM (RFC 9180 §7.1.4).
+    case invalidEncryptionKey(node: UInt32)
+    /// An unmerged_leaves list that is not strictly increasing (RFC 9420 §7.1).
+    case unmergedLeavesNotSorted(node: UInt32)
     /// The recipient holds no private key for any node the path secret was encrypted to.
     case noDecryptionKey
     /// HPKE could not open the path secret meant for the recipient.

@@ -92,7 +92,9 @@ public actor MLSConversationClient {
         } else {
             let packages = try await keyPackages(for: dids)
             hashes = packages.map { KeyPackageHashEntry(did: $0.did, hash: Hex.encode($0.ref)) }
-            output = try mls { () throws(GroupError) in try group.add(keyPackages: packages.map(\.keyPackage)) }
+            // Without a path, so that the service can verify the commit against the one-member epoch 0
+            // (docs/validation.md): the joiners' secrets still come from the fresh init secret.
+            output = try mls { () throws(GroupError) in try group.add(keyPackages: packages.map(\.keyPackage), includePath: false) }
         }
         let metadata = name == nil && description == nil ? nil : ConvoMetadata(name: name, description: description)
         let input = CreateConvoInput(

@@ -38,7 +38,13 @@ public enum MLKEM768 {
     /// FIPS 203 §7.2 encapsulation-key check: the size, and every coefficient below q
     /// (ByteEncode_12(ByteDecode_12(ek)) = ek).
     public static func isValidEncapsulationKey(_ key: [UInt8]) -> Bool {
-        (try? MLKEMPublicKey(checking: key)) != nil
+        guard key.count == encapsulationKeySize else { return false }
+        // The key is public: the check needs no constant time, and no matrix sampling.
+        return key.withUnsafeBufferPointer { buffer in
+            (0..<k).allSatisfy { i in
+                !MLKEMPoly.decode12(buffer, at: i * polyBytes).c.contains(where: { $0 >= MLKEMPoly.q })
+            }
+        }
     }
 
     /// FIPS 203 §7.3 decapsulation-key check: the size, and H(ek) stored in dk matches its ek.

@@ -80,6 +80,20 @@ public enum XWing {
         try encapsulate(publicKey: publicKey, seed: SecureRandom.bytes(encapsulationSeedSize))
     }
 
+    /// A public key every party can encapsulate to: the ML-KEM part passes FIPS 203 §7.2, and the
+    /// X25519 part is not of small order (libsodium refuses the all-zero shared secret).
+    public static func isValidPublicKey(_ publicKey: [UInt8]) -> Bool {
+        guard publicKey.count == publicKeySize else { return false }
+        return MLKEM768.isValidEncapsulationKey(Array(publicKey[0..<MLKEM768.encapsulationKeySize]))
+            && X25519.isValidPublicKey(Array(publicKey[MLKEM768.encapsulationKeySize...]))
+    }
+
+    /// A ciphertext every recipient can decapsulate: any ML-KEM part decapsulates (implicit
+    /// rejection), the X25519 part must not be of small order.
+    public static func isValidCiphertext(_ ciphertext: [UInt8]) -> Bool {
+        ciphertext.count == ciphertextSize && X25519.isValidPublicKey(Array(ciphertext[MLKEM768.ciphertextSize...]))
+    }
+
     /// Decapsulate (draft §5.5). A tampered ML-KEM part yields ML-KEM's implicit-rejection secret, so
     /// the result is simply a different (pseudo-random) shared secret. Only a wrong-size input, or
     /// an X25519 part whose shared secret is all zero (a low-order point, which libsodium refuses),

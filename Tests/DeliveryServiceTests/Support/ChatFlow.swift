@@ -49,7 +49,7 @@ struct ChatFlow {
             group = output.group
             body["groupInfo"] = MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo)))
         } else {
-            let output = try group.add(keyPackages: try keyPackages(as: creator, for: invitees))
+            let output = try group.add(keyPackages: try keyPackages(as: creator, for: invitees), includePath: false)
             group = output.group
             body["groupInfo"] = MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo)))
             body["commit"] = MLSTestUser.bytes(output.commit)

@@ -1,0 +1,100 @@
+import DeliveryStore
+import Foundation
+import MLS
+
+/// createConvo's members come only from their own KeyPackages (docs/validation.md): every leaf of
+/// the new group but the creator's must be, byte for byte, the leaf node of a KeyPackage its DID
+/// published and has not used; `keyPackageHashes` and the initial commit, when sent, must name
+/// exactly those packages, and the store consumes them in the creating transaction.
+enum InitialMembers {
+    /// The KeyPackages of every leaf but `creatorLeaf`, checked against the stored packages.
+    static func keyPackages(
+        of group: PublicGroup, creatorLeaf: UInt32, hashes: [CreateConvo.KeyPackageHash]?, commit: [UInt8]?, store: DeliveryStore
+    ) throws -> [KeyPackageUse] {
+        var named: [[UInt8]]?
+        if let commit {
+            named = try initialCommitAdds(commit, group: group, creatorLeaf: creatorLeaf).map(\.keyPackageRef)
+        }
+        var claimedOwner: [[UInt8]: String] = [:]
+        if let hashes {
+            var refs: [[UInt8]] = []
+            for entry in hashes {
+                guard let ref = Hex.decode(entry.hash), !ref.isEmpty else { throw XRPCError.invalidRequest("keyPackageHashes: hash must be hex") }
+                refs.append(ref)
+                claimedOwner[ref] = try InputValidation.did(entry.did).rawValue
+            }
+            if let fromCommit = named, Set(fromCommit) != Set(refs) || fromCommit.count != refs.count {
+                throw XRPCError(400, "InvalidCommit", "keyPackageHashes differ from the KeyPackages the commit adds")
+            }
+            named = refs
+        }
+        let refs = named ?? []
+        guard Set(refs).count == refs.count else { throw XRPCError.invalidRequest("a KeyPackage is named twice") }
+
+        let others = group.tree.members.filter { $0.leaf != creatorLeaf }
+        guard !others.isEmpty || !refs.isEmpty else { return [] }
+        guard refs.count == others.count else {
+            throw XRPCError(400, "InvalidGroupInfo", "the group has \(others.count) member leaves besides the creator's, "
+                            + "but \(refs.count) KeyPackages are named (keyPackageHashes or the commit's Adds)")
+        }
+        // Leaf node bytes → the stored package that carries exactly that leaf.
+        var byLeaf: [[UInt8]: StoredKeyPackage] = [:]
+        let stored = try store.keyPackages(refs: refs)
+        for package in stored {
+            guard case .keyPackage(let keyPackage)? = try? MLSMessage(decoding: package.keyPackage).body else { continue }
+            byLeaf[keyPackage.leafNode.encoded()] = package
+        }
+        let storedRefs = Set(stored.map(\.ref))
+        for ref in refs where !storedRefs.contains(ref) { throw DeliveryStoreError.keyPackageNotFound(ref: ref) }
+
+        var uses: [KeyPackageUse] = []
+        for (leaf, node) in others {
+            guard let package = byLeaf.removeValue(forKey: node.encoded()),
+                  let did = MemberIdentity.did(of: node.credential), package.ownerDID == did else {
+                throw XRPCError(400, "InvalidGroupInfo", "leaf \(leaf) is not the leaf node of a KeyPackage its DID published")
+            }
+            if let claimed = claimedOwner[package.ref], claimed != did {
+                throw XRPCError(400, "InvalidGroupInfo", "keyPackageHashes names \(claimed) for a KeyPackage of \(did)")
+            }
+            uses.append(KeyPackageUse(ref: package.ref, ownerDID: did))
+        }
+        return uses
+    }
+
+    /// The initial commit, verified as far as anyone can: it must be the creator's commit of epoch 0
+    /// (from leaf 0, the GroupInfo then being of epoch 1) without an UpdatePath, so that the
+    /// one-member epoch 0 it was made in is known: the creator's leaf as the GroupInfo's tree holds
+    /// it, the GroupInfo's extensions, an empty confirmed transcript hash (RFC 9420 §11). It is
+    /// validated against that state by PublicGroup (signature, proposal rules, KeyPackages) and must
+    /// produce exactly the GroupInfo's tree and extensions. Not checkable: its place in the transcript,
+    /// which starts from the creator's secret epoch-0 confirmation tag. Returns the members it adds.
+    static func initialCommitAdds(_ bytes: [UInt8], group: PublicGroup, creatorLeaf: UInt32) throws(XRPCError) -> [AddedMember] {
+        let message = try MLSInput.publicMessage(bytes, error: "InvalidCommit", what: "commit")
+        guard case .commit(let commit) = message.content.content, message.content.groupID == group.groupID,
+              message.content.epoch == 0, group.epoch == 1, creatorLeaf == 0,
+              message.content.sender == .member(leafIndex: 0) else {
+            throw XRPCError(400, "InvalidCommit", "commit must be the creator's commit of epoch 0 (from leaf 0), with the GroupInfo of epoch 1")
+        }
+        guard commit.path == nil else {
+            throw XRPCError(400, "InvalidCommit", "the initial commit must not carry an UpdatePath: its signature then covers "
+                            + "an epoch-0 leaf the service cannot know (send it without a path, or send keyPackageHashes alone)")
+        }
+        guard let creator = group.tree.leafNode(at: 0) else { throw XRPCError(400, "InvalidGroupInfo", "leaf 0 is blank") }
+        let suite = group.cipherSuite
+        let tree = PublicRatchetTree(suite: suite, creator: creator)
+        let context = GroupContext(cipherSuite: suite.rawValue, groupID: group.groupID, epoch: 0, treeHash: tree.treeHash,
+                                   confirmedTranscriptHash: [], extensions: group.groupContext.extensions)
+        let epochZero = PublicGroup(state: GroupState(suite: suite, context: context, tree: tree, interimTranscriptHash: []))
+        let next: PublicGroup
+        do {
+            next = try epochZero.validateAndApply(commit: message, now: UInt64(Date().timeIntervalSince1970))
+        } catch {
+            throw XRPCError(400, "InvalidCommit", mlsFailureDescription(error))
+        }
+        guard next.tree == group.tree, next.groupContext.extensions == group.groupContext.extensions,
+              let summary = next.lastCommit else {
+            throw XRPCError(400, "InvalidCommit", "the commit does not produce the GroupInfo's tree")
+        }
+        return summary.added
+    }
+}
