@@ -65,7 +65,7 @@ final class IntegrityTests: ServiceTestCase {
 
     /// Re-signs a committer's path leaf at `leaf` of `group`.
     func resign(_ node: inout LeafNode, by user: MLSTestUser, group: Group, leaf: UInt32) throws {
-        node.signature = try MLSTestUser.suite.signWithLabel(
+        node.signature = try MLSTestUser.defaultSuite.signWithLabel(
             user.signingKey, label: "LeafNodeTBS", content: node.tbs(groupID: group.groupID, leafIndex: leaf).encoded())
     }
 
@@ -78,10 +78,10 @@ final class IntegrityTests: ServiceTestCase {
         let alicePackage = try flow.publishKeyPackage(alice)
         // Mallory makes a leaf claiming Alice's DID with keys of her own.
         let now = UInt64(Date().timeIntervalSince1970)
-        let forged = try KeyPackageBundle.generate(suite: MLSTestUser.suite, credential: alice.credential,
-                                                   signingKey: try MLSTestUser.suite.signatureScheme.generatePrivateKey(),
+        let forged = try KeyPackageBundle.generate(suite: MLSTestUser.defaultSuite, credential: alice.credential,
+                                                   signingKey: try MLSTestUser.defaultSuite.signatureScheme.generatePrivateKey(),
                                                    lifetime: Lifetime(notBefore: now - 60, notAfter: now + 86_400))
-        let group = try Group.create(suite: MLSTestUser.suite, credential: mallory.credential, signingKey: mallory.signingKey)
+        let group = try Group.create(suite: MLSTestUser.defaultSuite, credential: mallory.credential, signingKey: mallory.signingKey)
         let output = try group.add(keyPackages: [bobPackage.keyPackage, forged.keyPackage], includePath: false)
         let rows = try DatabaseRows(try service)
         let convo = hex(group.groupID)
@@ -104,7 +104,7 @@ final class IntegrityTests: ServiceTestCase {
         let alice = flow.user(), bob = flow.user(), carol = flow.user()
         let bobPackage = try flow.publishKeyPackage(bob)
         let carolPackage = try flow.publishKeyPackage(carol)
-        let group = try Group.create(suite: MLSTestUser.suite, credential: alice.credential, signingKey: alice.signingKey)
+        let group = try Group.create(suite: MLSTestUser.defaultSuite, credential: alice.credential, signingKey: alice.signingKey)
         let output = try group.add(keyPackages: [bobPackage.keyPackage], includePath: false)
         let rows = try DatabaseRows(try service)
         let convo = hex(group.groupID)
@@ -134,7 +134,7 @@ final class IntegrityTests: ServiceTestCase {
         let flow = ChatFlow(service: try service)
         let alice = flow.user(), bob = flow.user()
         let bobPackage = try flow.publishKeyPackage(bob)
-        let group = try Group.create(suite: MLSTestUser.suite, credential: alice.credential, signingKey: alice.signingKey)
+        let group = try Group.create(suite: MLSTestUser.defaultSuite, credential: alice.credential, signingKey: alice.signingKey)
         let output = try group.add(keyPackages: [bobPackage.keyPackage], includePath: false)
         guard case .publicMessage(var message) = output.commit.body else { return XCTFail("not a PublicMessage") }
         let rows = try DatabaseRows(try service)
@@ -168,8 +168,8 @@ final class IntegrityTests: ServiceTestCase {
         _ = try chat.flow.publishKeyPackage(carol)
         // Bob makes a package in Carol's name with his own keys; it was never published.
         let now = UInt64(Date().timeIntervalSince1970)
-        let forged = try KeyPackageBundle.generate(suite: MLSTestUser.suite, credential: carol.credential,
-                                                   signingKey: try MLSTestUser.suite.signatureScheme.generatePrivateKey(),
+        let forged = try KeyPackageBundle.generate(suite: MLSTestUser.defaultSuite, credential: carol.credential,
+                                                   signingKey: try MLSTestUser.defaultSuite.signatureScheme.generatePrivateKey(),
                                                    lifetime: Lifetime(notBefore: now - 60, notAfter: now + 86_400))
         let output = try XCTUnwrap(bob.groups[chat.convo]).add(keyPackages: [forged.keyPackage])
         let rows = try DatabaseRows(try service)
@@ -252,7 +252,7 @@ final class IntegrityTests: ServiceTestCase {
         let bundles = try others.map { try flow.publishKeyPackage($0) }
         // Alice adds three with a path, removes the first, then adds the fourth without a path:
         // the fourth sits at leaf 1, unmerged at the root (node 3).
-        var group = try Group.create(suite: MLSTestUser.suite, credential: alice.credential, signingKey: alice.signingKey)
+        var group = try Group.create(suite: MLSTestUser.defaultSuite, credential: alice.credential, signingKey: alice.signingKey)
         group = try group.add(keyPackages: bundles[0...2].map(\.keyPackage)).group
         group = try group.remove(leaves: [1]).group
         let output = try group.add(keyPackages: [bundles[3].keyPackage], includePath: false)
@@ -261,11 +261,11 @@ final class IntegrityTests: ServiceTestCase {
         root.unmergedLeaves = [1, 1]
         var wire = output.group.tree.ratchetTree
         wire.nodes[3] = .parent(root)
-        let tampered = try PublicRatchetTree(suite: MLSTestUser.suite, tree: wire)
+        let tampered = try PublicRatchetTree(suite: MLSTestUser.defaultSuite, tree: wire)
         var info = output.groupInfo
         info.groupContext.treeHash = tampered.treeHash
         info.extensions = info.extensions.map { $0.extensionType == .ratchetTree ? .ratchetTree(wire) : $0 }
-        try info.sign(with: alice.signingKey, suite: MLSTestUser.suite)
+        try info.sign(with: alice.signingKey, suite: MLSTestUser.defaultSuite)
         let named = Array(zip(others, bundles).dropFirst())
 
         let rows = try DatabaseRows(try service)
@@ -307,7 +307,7 @@ final class IntegrityTests: ServiceTestCase {
         let chat = try chat(2)
         let (alice, bob) = (chat.users[0], chat.users[1])
         let output = try XCTUnwrap(alice.groups[chat.convo]).commit(
-            proposals: [.reInit(ReInit(groupID: SecureRandom.bytes(16), cipherSuite: MLSTestUser.suite.rawValue))])
+            proposals: [.reInit(ReInit(groupID: SecureRandom.bytes(16), cipherSuite: MLSTestUser.defaultSuite.rawValue))])
         XCTAssertEqual(try commitGroupChange(chat, as: alice, output.commit).status, 200)
         alice.groups[chat.convo] = output.group
         alice.readSeq[chat.convo] = try chat.flow.lastSeq(alice, chat.convo)
