@@ -40,19 +40,12 @@ final class LocalDeployment {
                          responder: directory.responder)
         try plc.start()
 
-        var configuration = ServiceConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.databaseURL = try XCTUnwrap(components.string)
-        configuration.databasePoolSize = 4
-        configuration.workerThreads = 8
-        configuration.serviceDID = Self.serviceDID
-        configuration.migrationsDirectory = Self.repositoryRoot + "/migrations"
-        configuration.logLevel = .warning
-        configuration.environment = [
-            "PLC_URL": "http://127.0.0.1:\(plc.port)", "DID_RESOLVER_ALLOW_PRIVATE": "1", "SERVICE_DID": Self.serviceDID,
+        let configuration = try ServiceConfiguration.fromEnvironment([
+            "HOST": "127.0.0.1", "PORT": "0", "DATABASE_URL": try XCTUnwrap(components.string), "DATABASE_POOL_SIZE": "4",
+            "WORKER_THREADS": "8", "SERVICE_DID": Self.serviceDID, "MIGRATIONS_DIR": Self.repositoryRoot + "/migrations",
+            "LOG_LEVEL": "warning", "PLC_URL": "http://127.0.0.1:\(plc.port)", "DID_RESOLVER_ALLOW_PRIVATE": "1",
             "BLOB_DIR": root.appendingPathComponent("blobs").path,
-        ]
+        ])
         app = try DeliveryServiceApp(configuration: configuration)
         try app.start()
     }

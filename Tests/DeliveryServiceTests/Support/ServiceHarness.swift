@@ -41,20 +41,13 @@ final class ServiceHarness {
 
         plc = try LoopbackHTTPServer()
         blobDirectory = extra["BLOB_DIR"] ?? NSTemporaryDirectory() + "catbird-blobs-" + databaseName
-        var configuration = ServiceConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.databaseURL = databaseURL
-        configuration.databasePoolSize = 8
-        configuration.workerThreads = 16
-        configuration.serviceDID = Self.serviceDID
-        configuration.serviceEndpoint = "https://mls.test"
-        configuration.migrationsDirectory = Self.repositoryRoot + "/migrations"
-        configuration.logLevel = .warning
-        configuration.environment = [
-            "PLC_URL": plc.baseURL, "DID_RESOLVER_ALLOW_PRIVATE": "1", "SERVICE_DID": Self.serviceDID,
-            "BLOB_DIR": blobDirectory,
-        ].merging(extra) { _, new in new }
+        // Through the same parser as the executable, so a test's variables mean what they mean in production.
+        let configuration = try ServiceConfiguration.fromEnvironment([
+            "HOST": "127.0.0.1", "PORT": "0", "DATABASE_URL": databaseURL, "DATABASE_POOL_SIZE": "8",
+            "WORKER_THREADS": "16", "SERVICE_DID": Self.serviceDID, "SERVICE_ENDPOINT": "https://mls.test",
+            "MIGRATIONS_DIR": Self.repositoryRoot + "/migrations", "LOG_LEVEL": "warning",
+            "PLC_URL": plc.baseURL, "DID_RESOLVER_ALLOW_PRIVATE": "1", "BLOB_DIR": blobDirectory,
+        ].merging(extra) { _, new in new })
         self.configuration = configuration
         app = try DeliveryServiceApp(configuration: configuration)
         try app.start()
