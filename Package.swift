@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One module per layer; imports point one way (see docs/ARCHITECTURE.md):
-// C libraries ← Primitives ← MLS ← DeliveryService → Store, HTTP, ATProto.
+// C libraries ← Primitives ← MLS ← DeliveryService → Store, HTTP, ATProto; Basics under all of them.
 let package = Package(
     name: "catbird-mls",
     platforms: [.macOS(.v14)],
@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
 
+        // Value types every layer may share, with no dependencies: DID.
+        .target(name: "Basics"),
         // Thin safe wrappers over libsodium and OpenSSL: the only crypto code that touches C.
         .target(name: "Primitives", dependencies: ["CSodium", "COpenSSL"]),
         // RFC 9420 core: knows nothing of HTTP or SQL.
@@ -33,39 +35,40 @@ let package = Package(
         .executableTarget(name: "mls-vectors", dependencies: ["MLSVectors"]),
         .executableTarget(name: "mls-bench", dependencies: ["MLS", "Primitives"], path: "Benchmarks/MLSBench"),
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
-        .executableTarget(name: "ds-bench", dependencies: ["MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
+        .executableTarget(name: "ds-bench", dependencies: ["Basics", "MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
 
         // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
         .target(name: "HTTP", dependencies: ["COpenSSL", "CSystem"]),
         // DIDs, resolution, Multikey, service-auth JWTs.
-        .target(name: "ATProto", dependencies: ["HTTP", "Primitives"]),
+        .target(name: "ATProto", dependencies: ["Basics", "HTTP", "Primitives"]),
         // libpq pool, statements, transactions, migrations.
         .target(name: "Store", dependencies: ["CLibPQ"]),
         // The delivery service's tables and the SQL that keeps them consistent (epoch-guarded commits).
-        .target(name: "DeliveryStore", dependencies: ["Store"]),
+        .target(name: "DeliveryStore", dependencies: ["Basics", "Store"]),
         // XRPC routes and the blue.catbird.mls.* methods.
-        .target(name: "DeliveryService", dependencies: ["MLS", "HTTP", "ATProto", "Store", "DeliveryStore"]),
+        .target(name: "DeliveryService", dependencies: ["Basics", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore"]),
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
 
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
-        .target(name: "MLSClient", dependencies: ["MLS", "Primitives", "HTTP", "ATProto"]),
+        .target(name: "MLSClient", dependencies: ["Basics", "MLS", "Primitives", "HTTP", "ATProto"]),
         .executableTarget(name: "catbird-mls", dependencies: [
-            "MLSClient", "ATProto", "HTTP", "Primitives",
+            "MLSClient", "Basics", "ATProto", "HTTP", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Loopback servers, clients and clocks shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["ATProto", "Primitives"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Basics", "ATProto", "Primitives"], path: "Tests/TestSupport"),
+        .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
-        .testTarget(name: "ATProtoTests", dependencies: ["ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
-        .testTarget(name: "DeliveryStoreTests", dependencies: ["DeliveryStore", "Store"]),
+        .testTarget(name: "ATProtoTests", dependencies: ["Basics", "ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
+        .testTarget(name: "DeliveryStoreTests", dependencies: ["Basics", "DeliveryStore", "Store"]),
         // The end-to-end walkthrough runs the real service in-process; the client library itself stays free of it.
         .testTarget(name: "MLSClientTests", dependencies: [
-            "MLSClient", "catbird-mls", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
+            "MLSClient", "catbird-mls", "Basics", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
         ]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport"]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport"]),
     ]
 )

@@ -1,3 +1,4 @@
+import Basics
 import DeliveryStore
 import Foundation
 import Store
@@ -71,7 +72,14 @@ class StoreTestCase: XCTestCase {
 
     // MARK: Builders
 
-    func did(_ name: String) -> String { "did:plc:\(name)" }
+    /// A valid did:plc for a test user: the name (letters only), `2`, then `a`s to 24 characters.
+    func did(_ name: String) -> String {
+        precondition(name.count < 24 && name.allSatisfy { $0 >= "a" && $0 <= "z" })
+        return "did:plc:" + name + "2" + String(repeating: "a", count: 23 - name.count)
+    }
+
+    /// The same user as the DID callers pass to the store.
+    func user(_ name: String) -> DID { try! DID(did(name)) }
 
     func leaf(_ index: UInt32, _ name: String, device: String? = nil) -> MemberLeaf {
         let identity = did(name) + (device.map { "#" + $0 } ?? "")
@@ -86,7 +94,7 @@ class StoreTestCase: XCTestCase {
                    name: String? = nil) throws -> String {
         let creation = ConvoCreation(groupID: randomGroupID(), cipherSuite: 1, epoch: epoch,
                                      publicState: Array("state-\(epoch)".utf8), groupInfo: Array("gi-\(epoch)".utf8),
-                                     creatorDID: did(creator), name: name, members: leaves)
+                                     creatorDID: user(creator), name: name, members: leaves)
         return try store.createConvo(creation).convo.convoID
     }
 
@@ -96,19 +104,19 @@ class StoreTestCase: XCTestCase {
                 bytes: [UInt8]? = nil) -> CommitApplication {
         CommitApplication(convoID: convoID, commitEpoch: epoch, newPublicState: Array("state-\(epoch + 1)".utf8),
                           newGroupInfo: Array("gi-\(epoch + 1)".utf8), commit: bytes ?? Array("commit-\(epoch)".utf8),
-                          senderDID: did(sender), members: members, departures: departures,
+                          senderDID: user(sender), members: members, departures: departures,
                           consumedKeyPackages: keyPackages, welcomes: welcomes, coveredProposalRefs: covered)
     }
 
     func message(_ convoID: String, _ msgID: String = UUID().uuidString, epoch: Int64 = 0,
                  sender: String = "alice", bytes: [UInt8] = [1, 2, 3]) -> NewMessage {
-        NewMessage(convoID: convoID, msgID: msgID, epoch: epoch, senderDID: did(sender), content: .ciphertext(bytes))
+        NewMessage(convoID: convoID, msgID: msgID, epoch: epoch, senderDID: user(sender), content: .ciphertext(bytes))
     }
 
     func keyPackage(_ owner: String, suite: UInt16 = 1, ref: [UInt8]? = nil,
                     expiresIn: TimeInterval = 86_400) -> NewKeyPackage {
         let ref = ref ?? (0..<32).map { _ in UInt8.random(in: 0...255) }
-        return NewKeyPackage(ownerDID: did(owner), cipherSuite: suite, keyPackage: Array("kp:".utf8) + ref, ref: ref,
+        return NewKeyPackage(ownerDID: user(owner), cipherSuite: suite, keyPackage: Array("kp:".utf8) + ref, ref: ref,
                              credentialIdentity: did(owner), expiresAt: Date().addingTimeInterval(expiresIn))
     }
 }

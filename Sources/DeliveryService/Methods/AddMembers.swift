@@ -21,30 +21,30 @@ enum AddMembers {
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.addMembers", .procedure, maxBodySize: 16 << 20) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.convoId)
-            let role = try CommitAuthorization.role(env, convoID: convoID, did: caller.rawValue)
+            let role = try CommitAuthorization.role(env, convoID: convoID, did: caller)
             let pipeline = CommitPipeline(env: env)
             let request = CommitPipeline.Request(convoID: convoID, commit: input.commit.bytes, groupInfo: input.groupInfo?.bytes,
                                                  welcome: input.welcomeMessage.bytes, caller: caller)
             let validated = try pipeline.validate(request)
-            guard !validated.addedDIDs.isEmpty else { throw XRPCError(400, "InvalidCommit", "the commit adds no one") }
+            guard !validated.addedDIDs.isEmpty else { throw XRPCError(400, .invalidCommit, "the commit adds no one") }
             try CommitAuthorization.checkRemovals(validated, callerDID: caller.rawValue, isAdmin: role == .admin)
             if let didList = input.didList {
                 guard Set(didList) == Set(validated.addedDIDs) else {
-                    throw XRPCError(400, "InvalidCommit", "didList differs from the members the commit adds")
+                    throw XRPCError(400, .invalidCommit, "didList differs from the members the commit adds")
                 }
             }
             if let hashes = input.keyPackageHashes {
                 let given = Set(hashes.map { $0.hash.lowercased() })
                 guard given == Set(validated.consumedKeyPackages.map { Hex.encode($0.ref) }) else {
-                    throw XRPCError(400, "InvalidCommit", "keyPackageHashes differ from the KeyPackages the commit adds")
+                    throw XRPCError(400, .invalidCommit, "keyPackageHashes differ from the KeyPackages the commit adds")
                 }
             }
             let current = Set(try env.store.members(convoID: convoID).map(\.did))
             for did in validated.addedDIDs where current.contains(did) && !validated.removedDIDs.contains(did) {
-                throw XRPCError.conflict("AlreadyMember", "\(did) is already a member")
+                throw XRPCError.conflict(.alreadyMember, "\(did) is already a member")
             }
             let application = pipeline.application(validated, request: request,
                                                    departures: CommitAuthorization.departures(validated))

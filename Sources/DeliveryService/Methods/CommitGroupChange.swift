@@ -17,10 +17,10 @@ enum CommitGroupChange {
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.commitGroupChange", .procedure, maxBodySize: 16 << 20) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.convoId)
-            let role = try CommitAuthorization.role(env, convoID: convoID, did: caller.rawValue)
+            let role = try CommitAuthorization.role(env, convoID: convoID, did: caller)
             let pipeline = CommitPipeline(env: env)
             let request = CommitPipeline.Request(convoID: convoID, commit: input.commit.bytes, groupInfo: input.groupInfo?.bytes,
                                                  welcome: input.welcomeMessage?.bytes, caller: caller)

@@ -18,7 +18,7 @@ enum ConfirmWelcome {
             if let details = input.errorDetails, details.utf8.count > 1024 {
                 throw XRPCError.invalidRequest("errorDetails is longer than 1024 bytes")
             }
-            let confirmed = try env.store.confirmWelcome(convoID: convoID, recipient: try context.verifiedCaller.rawValue,
+            let confirmed = try env.store.confirmWelcome(convoID: convoID, recipient: context.caller,
                                                          success: input.success, errorDetails: input.errorDetails)
             return .json(Output(confirmed: confirmed))
         }

@@ -24,7 +24,7 @@ enum CreateConvo {
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.createConvo", .procedure, maxBodySize: 8 << 20) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.groupId)
             let suite = try CipherSuiteName.id(input.cipherSuite)
@@ -37,26 +37,26 @@ enum CreateConvo {
             var tree: RatchetTree?
             if let bytes = input.ratchetTree?.bytes {
                 do { tree = try RatchetTree(decoding: bytes) } catch {
-                    throw XRPCError(400, "InvalidGroupInfo", "ratchetTree is not a valid ratchet tree")
+                    throw XRPCError(400, .invalidGroupInfo, "ratchetTree is not a valid ratchet tree")
                 }
             }
             let group: PublicGroup
             do { group = try PublicGroup(groupInfo: groupInfo, ratchetTree: tree) } catch {
-                throw XRPCError(400, "InvalidGroupInfo", mlsFailureDescription(error))
+                throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
             }
             guard Hex.encode(group.groupID) == convoID else {
-                throw XRPCError(400, "InvalidGroupInfo", "groupId differs from the GroupInfo's group id")
+                throw XRPCError(400, .invalidGroupInfo, "groupId differs from the GroupInfo's group id")
             }
             guard group.cipherSuite.rawValue == suite else {
-                throw XRPCError(400, "InvalidCipherSuite", "cipherSuite differs from the group's")
+                throw XRPCError(400, .invalidCipherSuite, "cipherSuite differs from the group's")
             }
             guard let signer = group.tree.leafNode(at: groupInfo.signer),
                   MemberIdentity.did(of: signer.credential) == caller.rawValue else {
-                throw XRPCError(400, "InvalidGroupInfo", "the GroupInfo must be signed by the caller's leaf")
+                throw XRPCError(400, .invalidGroupInfo, "the GroupInfo must be signed by the caller's leaf")
             }
-            let members = try MemberIdentity.memberLeaves(group.members, error: "InvalidGroupInfo")
+            let members = try MemberIdentity.memberLeaves(group.members, error: .invalidGroupInfo)
             guard members.count <= env.limits.maxMembers else {
-                throw XRPCError(400, "TooManyMembers", "a conversation has at most \(env.limits.maxMembers) members")
+                throw XRPCError(400, .tooManyMembers, "a conversation has at most \(env.limits.maxMembers) members")
             }
 
             let consumed = try initialKeyPackages(input, group: group)
@@ -67,7 +67,7 @@ enum CreateConvo {
 
             let creation = ConvoCreation(
                 groupID: group.groupID, cipherSuite: suite, epoch: Int64(clamping: group.epoch),
-                publicState: group.serialize(), groupInfo: input.groupInfo.bytes, creatorDID: caller.rawValue,
+                publicState: group.serialize(), groupInfo: input.groupInfo.bytes, creatorDID: caller,
                 name: input.metadata?.name, description: input.metadata?.description, members: members,
                 consumedKeyPackages: consumed, welcomes: welcomes, initialCommit: input.commit?.bytes)
             return try env.idempotent(context, key: input.idempotencyKey) { tx in
@@ -82,17 +82,17 @@ enum CreateConvo {
     static func initialKeyPackages(_ input: Input, group: PublicGroup) throws(XRPCError) -> [KeyPackageUse] {
         var uses: [KeyPackageUse] = []
         if let commitBytes = input.commit?.bytes {
-            let message = try MLSInput.publicMessage(commitBytes, error: "InvalidCommit", what: "commit")
+            let message = try MLSInput.publicMessage(commitBytes, error: .invalidCommit, what: "commit")
             guard case .commit(let commit) = message.content.content,
                   message.content.groupID == group.groupID, message.content.epoch &+ 1 == group.epoch else {
-                throw XRPCError(400, "InvalidCommit", "commit must be the group's commit of the epoch before the GroupInfo")
+                throw XRPCError(400, .invalidCommit, "commit must be the group's commit of the epoch before the GroupInfo")
             }
             let leafKeys = Set(group.members.map(\.signatureKey))
             for item in commit.proposals {
                 guard case .proposal(.add(let keyPackage)) = item else { continue }
                 guard let did = MemberIdentity.did(of: keyPackage.leafNode.credential),
                       leafKeys.contains(keyPackage.leafNode.signatureKey) else {
-                    throw XRPCError(400, "InvalidCommit", "an added KeyPackage is not a member of the group")
+                    throw XRPCError(400, .invalidCommit, "an added KeyPackage is not a member of the group")
                 }
                 uses.append(KeyPackageUse(ref: keyPackage.reference(suite: group.cipherSuite), ownerDID: did))
             }

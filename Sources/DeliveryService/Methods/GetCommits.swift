@@ -20,8 +20,8 @@ enum GetCommits {
                 throw XRPCError.invalidRequest("missing parameter fromEpoch")
             }
             let to = try parameters.int("toEpoch", in: 0...Int.max)
-            if let to, to < from { throw XRPCError(400, "InvalidEpochRange", "toEpoch is before fromEpoch") }
-            _ = try env.convo(convoID, memberDID: try context.verifiedCaller)
+            if let to, to < from { throw XRPCError(400, .invalidEpochRange, "toEpoch is before fromEpoch") }
+            _ = try env.convo(convoID, memberDID: context.caller)
             let rows = try env.store.commits(convoID: convoID, fromEpoch: Int64(from), toEpoch: to.map(Int64.init))
             return .json(Output(convoId: convoID, commits: rows.map {
                 Commit(epoch: $0.epoch, sender: $0.senderDID, commitData: ATBytes($0.commit),

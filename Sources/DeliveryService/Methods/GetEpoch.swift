@@ -8,7 +8,7 @@ enum GetEpoch {
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getEpoch", .query) { context in
             let convoID = try InputValidation.convoID(try context.parameters.requiredString("convoId"))
-            let convo = try env.convo(convoID, memberDID: try context.verifiedCaller)
+            let convo = try env.convo(convoID, memberDID: context.caller)
             return .json(Output(convoId: convoID, currentEpoch: convo.epoch))
         }
     }

@@ -9,9 +9,9 @@ enum GetGroupInfo {
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getGroupInfo", .query) { context in
             let convoID = try InputValidation.convoID(try context.parameters.requiredString("convoId"))
-            let convo = try env.convo(convoID, memberDID: try context.verifiedCaller)
+            let convo = try env.convo(convoID, memberDID: context.caller)
             guard let groupInfo = convo.currentGroupInfo else {
-                throw XRPCError.notFound("GroupInfoUnavailable", "no GroupInfo has been stored for epoch \(convo.epoch)")
+                throw XRPCError.notFound(.groupInfoUnavailable, "no GroupInfo has been stored for epoch \(convo.epoch)")
             }
             return .json(Output(groupInfo: ATBytes(groupInfo), epoch: convo.epoch))
         }

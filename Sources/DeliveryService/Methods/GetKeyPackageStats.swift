@@ -15,9 +15,9 @@ enum GetKeyPackageStats {
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getKeyPackageStats", .query) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let suite = try context.parameters.string("cipherSuite").map(CipherSuiteName.id)
-            let stats = try env.store.keyPackageStats(owner: caller.rawValue, cipherSuite: suite)
+            let stats = try env.store.keyPackageStats(owner: caller, cipherSuite: suite)
             let threshold = env.limits.keyPackageThreshold
             return .json(Output(available: stats.available, consumed: stats.consumed, threshold: threshold,
                                 needsReplenish: stats.available < threshold,

@@ -8,7 +8,7 @@ enum GetWelcome {
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getWelcome", .query) { context in
             let convoID = try InputValidation.convoID(try context.parameters.requiredString("convoId"))
-            let row = try env.store.welcome(convoID: convoID, recipient: try context.verifiedCaller.rawValue)
+            let row = try env.store.welcome(convoID: convoID, recipient: context.caller)
             return .json(Output(convoId: convoID, welcome: ATBytes(row.welcome)))
         }
     }

@@ -10,9 +10,9 @@ enum RegisterStorage {
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.registerStorage", .procedure, maxBodySize: 16 << 10) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let provider = try context.input(Input.self).provider.validated()
-            return .json(StorageRegistrationView(try env.store.registerStorage(did: caller.rawValue, provider: provider)))
+            return .json(StorageRegistrationView(try env.store.registerStorage(did: caller, provider: provider)))
         }
     }
 }

@@ -17,26 +17,26 @@ enum RemoveMember {
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.removeMember", .procedure, maxBodySize: 8 << 20) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.convoId)
-            let target = try InputValidation.did(input.targetDid).rawValue
-            guard target != caller.rawValue else {
-                throw XRPCError(400, "CannotRemoveSelf", "use leaveConvo to leave a conversation")
+            let target = try InputValidation.did(input.targetDid)
+            guard target != caller else {
+                throw XRPCError(400, .cannotRemoveSelf, "use leaveConvo to leave a conversation")
             }
-            guard try CommitAuthorization.role(env, convoID: convoID, did: caller.rawValue) == .admin else {
-                throw XRPCError.forbidden("NotAdmin", "only an admin may remove members")
+            guard try CommitAuthorization.role(env, convoID: convoID, did: caller) == .admin else {
+                throw XRPCError.forbidden(.notAdmin, "only an admin may remove members")
             }
             guard try env.store.isMember(convoID: convoID, did: target) else {
-                throw XRPCError.notFound("NotMember", "\(target) is not a member")
+                throw XRPCError.notFound(.notMember, "\(target) is not a member")
             }
             let pipeline = CommitPipeline(env: env)
             let request = CommitPipeline.Request(convoID: convoID, commit: input.commit.bytes, groupInfo: input.groupInfo?.bytes,
                                                  welcome: nil, caller: caller)
             let validated = try pipeline.validate(request)
-            guard validated.removedDIDs == [target], validated.addedDIDs.isEmpty,
-                  !validated.members.contains(where: { $0.did == target }) else {
-                throw XRPCError(400, "InvalidCommit", "the commit must remove every leaf of targetDid and nothing else")
+            guard validated.removedDIDs == [target.rawValue], validated.addedDIDs.isEmpty,
+                  !validated.members.contains(where: { $0.did == target.rawValue }) else {
+                throw XRPCError(400, .invalidCommit, "the commit must remove every leaf of targetDid and nothing else")
             }
             let application = pipeline.application(validated, request: request,
                                                    departures: CommitAuthorization.departures(validated))

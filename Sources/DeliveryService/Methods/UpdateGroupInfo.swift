@@ -16,7 +16,7 @@ enum UpdateGroupInfo {
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.updateGroupInfo", .procedure, maxBodySize: 8 << 20) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.convoId)
             let convo = try env.convo(convoID, memberDID: caller)
@@ -25,7 +25,7 @@ enum UpdateGroupInfo {
             let group: PublicGroup
             do { group = try PublicGroup(serialized: convo.publicState) } catch { throw XRPCError.internalError }
             do { try group.verify(groupInfo: groupInfo) } catch {
-                throw XRPCError(400, "InvalidGroupInfo", mlsFailureDescription(error))
+                throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
             }
             try env.store.updateGroupInfo(convoID: convoID, epoch: convo.epoch, groupInfo: input.groupInfo.bytes)
             return .json(Output(updated: true))

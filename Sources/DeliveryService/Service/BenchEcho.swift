@@ -14,7 +14,7 @@ enum BenchEcho {
         var items: [Item]
     }
 
-    static let method = XRPCMethod("blue.catbird.mls.bench.echo", .procedure, auth: .none, mayBlock: false) { context in
+    static let method = XRPCMethod.unauthenticated("blue.catbird.mls.bench.echo", .procedure, mayBlock: false) { context in
         .json(try context.input(Body.self))
     }
 }

@@ -17,6 +17,6 @@ enum CipherSuiteName {
     static func id(_ text: String) throws(XRPCError) -> UInt16 {
         if let id = ids[text] { return id }
         if let id = UInt16(text), names[id] != nil { return id }
-        throw XRPCError(400, "InvalidCipherSuite", "unsupported cipher suite \(text.prefix(80))")
+        throw XRPCError(400, .invalidCipherSuite, "unsupported cipher suite \(text.prefix(80))")
     }
 }
