@@ -24,8 +24,10 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
 
-        // Value types every layer may share, with no dependencies: DID.
+        // Value types every layer may share, with no dependencies: DID, hex, base64, `$bytes`.
         .target(name: "Basics"),
+        // The XRPC input and output types of lexicon/*.json, shared by the service and the client.
+        .target(name: "Lexicon", dependencies: ["Basics"]),
         // Thin safe wrappers over libsodium and OpenSSL: the only crypto code that touches C.
         .target(name: "Primitives", dependencies: ["CSodium", "COpenSSL"]),
         // RFC 9420 core: knows nothing of HTTP or SQL.
@@ -46,19 +48,21 @@ let package = Package(
         // The delivery service's tables and the SQL that keeps them consistent (epoch-guarded commits).
         .target(name: "DeliveryStore", dependencies: ["Basics", "Store"]),
         // XRPC routes and the blue.catbird.mls.* methods.
-        .target(name: "DeliveryService", dependencies: ["Basics", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore"]),
+        .target(name: "DeliveryService", dependencies: ["Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore"]),
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
 
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
-        .target(name: "MLSClient", dependencies: ["Basics", "MLS", "Primitives", "HTTP", "ATProto"]),
+        .target(name: "MLSClient", dependencies: ["Basics", "Lexicon", "MLS", "Primitives", "HTTP", "ATProto"]),
         .executableTarget(name: "catbird-mls", dependencies: [
-            "MLSClient", "Basics", "ATProto", "HTTP", "Primitives",
+            "MLSClient", "Basics", "Lexicon", "ATProto", "HTTP", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Loopback servers, clients and clocks shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Basics", "ATProto", "Primitives"], path: "Tests/TestSupport"),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
+        // Reads lexicon/*.json and checks the Lexicon types field by field.
+        .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics"]),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
@@ -67,8 +71,8 @@ let package = Package(
         .testTarget(name: "DeliveryStoreTests", dependencies: ["Basics", "DeliveryStore", "Store"]),
         // The end-to-end walkthrough runs the real service in-process; the client library itself stays free of it.
         .testTarget(name: "MLSClientTests", dependencies: [
-            "MLSClient", "catbird-mls", "Basics", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
+            "MLSClient", "catbird-mls", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
         ]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport"]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport"]),
     ]
 )

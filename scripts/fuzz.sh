@@ -68,9 +68,9 @@ build_jwt() {
 }
 
 build_json() {
-  echo "== building Basics, Primitives, MLS, HTTP, ATProto, Store, DeliveryStore"
+  echo "== building Basics, Lexicon, Primitives, MLS, HTTP, ATProto, Store, DeliveryStore"
   local module
-  for module in Basics Primitives MLS HTTP ATProto Store DeliveryStore; do
+  for module in Basics Lexicon Primitives MLS HTTP ATProto Store DeliveryStore; do
     mapfile -t sources < <(swift_sources "Sources/$module")
     build_module "$module" -- "${sources[@]}"
   done
@@ -80,7 +80,7 @@ build_json() {
   mapfile -t service < <(swift_sources Sources/DeliveryService)
   swiftc -O -parse-as-library -sanitize=fuzzer -module-name DeliveryService -I "$out" "${c_flags[@]}" \
     "${service[@]}" Tests/Fuzz/FuzzJSONRequest.swift -o "$out/fuzz-json" \
-    "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lHTTP -lMLS -lPrimitives -lBasics
+    "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lHTTP -lMLS -lPrimitives -lLexicon -lBasics
 }
 
 build_websocket() {

@@ -1,5 +1,6 @@
 import ATProto
 import DeliveryStore
+import Lexicon
 
 /// One event of a conversation's log, encoded once for every subscriber: the JSON object without
 /// its `cursor`, which `frame(cursor:)` adds per subscriber.

@@ -1,23 +1,11 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.addMembers`: a validated commit with Add proposals; consumes the added
 /// KeyPackages and stores the Welcome for each new member, in one epoch-guarded transaction.
 enum AddMembers {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var commit: ATBytes
-        var welcomeMessage: ATBytes
-        var groupInfo: ATBytes?
-        var keyPackageHashes: [CreateConvo.KeyPackageHash]?
-        var didList: [String]?
-        var idempotencyKey: String?
-    }
-
-    struct Output: Codable, Sendable {
-        var success: Bool
-        var newEpoch: Int64
-        var addedMembers: [String]
-    }
+    typealias Input = AddMembersInput
+    typealias Output = AddMembersOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.addMembers", .procedure, maxBodySize: 16 << 20) { context in

@@ -1,19 +1,11 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.commitGroupChange`: any valid commit (self-update, PSK, GroupContextExtensions,
 /// adds and removes), validated against the stored public state.
 enum CommitGroupChange {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var commit: ATBytes
-        var groupInfo: ATBytes?
-        var welcomeMessage: ATBytes?
-        var idempotencyKey: String?
-    }
-
-    struct Output: Codable, Sendable {
-        var newEpoch: Int64
-    }
+    typealias Input = CommitGroupChangeInput
+    typealias Output = CommitGroupChangeOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.commitGroupChange", .procedure, maxBodySize: 16 << 20) { context in

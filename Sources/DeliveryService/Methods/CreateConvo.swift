@@ -1,26 +1,13 @@
 import DeliveryStore
+import Lexicon
 import MLS
 
 /// `blue.catbird.mls.createConvo`: a conversation from a GroupInfo the service validates in full
 /// (signature, tree, tree hash: MLS.md item 2), created by the caller's leaf, with the initial
 /// members' KeyPackages consumed and their Welcome stored, in one transaction.
 enum CreateConvo {
-    struct KeyPackageHash: Codable, Sendable {
-        var did: String
-        var hash: String
-    }
-
-    struct Input: Codable, Sendable {
-        var groupId: String
-        var cipherSuite: String
-        var idempotencyKey: String?
-        var groupInfo: ATBytes
-        var ratchetTree: ATBytes?
-        var commit: ATBytes?
-        var welcomeMessage: ATBytes?
-        var keyPackageHashes: [KeyPackageHash]?
-        var metadata: ConvoView.Metadata?
-    }
+    typealias KeyPackageHash = Lexicon.KeyPackageHash
+    typealias Input = CreateConvoInput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.createConvo", .procedure, maxBodySize: 8 << 20) { context in

@@ -1,16 +1,9 @@
+import Lexicon
+
 /// `blue.catbird.mls.getCommits`: the commits of an epoch range, for current members.
 enum GetCommits {
-    struct Commit: Codable, Sendable {
-        var epoch: Int64
-        var sender: String
-        var commitData: ATBytes
-        var createdAt: String
-    }
-
-    struct Output: Codable, Sendable {
-        var convoId: String
-        var commits: [Commit]
-    }
+    typealias Commit = GetCommitsOutput.Commit
+    typealias Output = GetCommitsOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getCommits", .query) { context in
@@ -24,7 +17,7 @@ enum GetCommits {
             _ = try env.convo(convoID, memberDID: context.caller)
             let rows = try env.store.commits(convoID: convoID, fromEpoch: Int64(from), toEpoch: to.map(Int64.init))
             return .json(Output(convoId: convoID, commits: rows.map {
-                Commit(epoch: $0.epoch, sender: $0.senderDID, commitData: ATBytes($0.commit),
+                Commit(epoch: $0.epoch, sender: $0.senderDID, commitData: $0.commit,
                        createdAt: Timestamp.rfc3339($0.createdAt))
             }))
         }

@@ -1,3 +1,5 @@
+import Lexicon
+
 /// `blue.catbird.mls.getConvo`: one conversation the caller belongs to.
 enum GetConvo {
     static func method(_ env: MethodEnvironment) -> XRPCMethod {

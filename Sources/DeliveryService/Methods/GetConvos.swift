@@ -1,11 +1,9 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.getConvos`: the caller's conversations, most recent activity first.
 enum GetConvos {
-    struct Output: Codable, Sendable {
-        var conversations: [ConvoView]
-        var cursor: String?
-    }
+    typealias Output = GetConvosOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getConvos", .query) { context in

@@ -1,9 +1,8 @@
+import Lexicon
+
 /// `blue.catbird.mls.getEpoch`: the conversation's current epoch.
 enum GetEpoch {
-    struct Output: Codable, Sendable {
-        var convoId: String
-        var currentEpoch: Int64
-    }
+    typealias Output = GetEpochOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getEpoch", .query) { context in

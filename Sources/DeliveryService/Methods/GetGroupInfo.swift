@@ -1,10 +1,9 @@
+import Lexicon
+
 /// `blue.catbird.mls.getGroupInfo`: the GroupInfo of the current epoch, for external joins. Only
 /// current members may read it (a member who lost its state rejoins by external commit).
 enum GetGroupInfo {
-    struct Output: Codable, Sendable {
-        var groupInfo: ATBytes
-        var epoch: Int64
-    }
+    typealias Output = GetGroupInfoOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getGroupInfo", .query) { context in
@@ -13,7 +12,7 @@ enum GetGroupInfo {
             guard let groupInfo = convo.currentGroupInfo else {
                 throw XRPCError.notFound(.groupInfoUnavailable, "no GroupInfo has been stored for epoch \(convo.epoch)")
             }
-            return .json(Output(groupInfo: ATBytes(groupInfo), epoch: convo.epoch))
+            return .json(Output(groupInfo: groupInfo, epoch: convo.epoch))
         }
     }
 }

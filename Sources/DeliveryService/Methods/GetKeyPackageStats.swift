@@ -1,17 +1,9 @@
+import Lexicon
+
 /// `blue.catbird.mls.getKeyPackageStats`: the caller's stock of KeyPackages.
 enum GetKeyPackageStats {
-    struct SuiteCount: Codable, Sendable {
-        var cipherSuite: String
-        var available: Int
-    }
-
-    struct Output: Codable, Sendable {
-        var available: Int
-        var consumed: Int
-        var threshold: Int
-        var needsReplenish: Bool
-        var byCipherSuite: [SuiteCount]
-    }
+    typealias SuiteCount = GetKeyPackageStatsOutput.SuiteCount
+    typealias Output = GetKeyPackageStatsOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getKeyPackageStats", .query) { context in

@@ -1,12 +1,10 @@
 import Basics
+import Lexicon
 
 /// `blue.catbird.mls.getKeyPackages`: one unconsumed, unexpired KeyPackage per DID; fetching does
 /// not consume (a package is consumed when a validated commit adds it).
 enum GetKeyPackages {
-    struct Output: Codable, Sendable {
-        var keyPackages: [KeyPackageRefView]
-        var missing: [String]?
-    }
+    typealias Output = GetKeyPackagesOutput
 
     static let maxDIDs = 100
 
@@ -23,7 +21,7 @@ enum GetKeyPackages {
             }
             let suite = try parameters.string("cipherSuite").map(CipherSuiteName.id)
             let selection = try env.store.keyPackages(for: dids, cipherSuite: suite)
-            return .json(Output(keyPackages: selection.packages.map(KeyPackageRefView.init),
+            return .json(Output(keyPackages: selection.packages.map(KeyPackageRef.init),
                                 missing: selection.missing.isEmpty ? nil : selection.missing))
         }
     }

@@ -1,12 +1,9 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.getMessages`: messages after `sinceSeq` in seq order, for current members.
 enum GetMessages {
-    struct Output: Codable, Sendable {
-        var messages: [MessageView]
-        var lastSeq: Int64?
-        var cursor: String?
-    }
+    typealias Output = GetMessagesOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getMessages", .query) { context in

@@ -1,4 +1,5 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.getStorage`: the caller's storage registration, or 404 StorageNotRegistered.
 enum GetStorage {

@@ -1,17 +1,11 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.getSubscriptionTicket`: a short-lived, single-use ticket for
 /// subscribeConvoEvents, bound to the caller and optionally to one conversation it is a member of.
 enum GetSubscriptionTicket {
-    struct Input: Decodable {
-        var convoId: String?
-    }
-
-    struct Output: Encodable, Sendable {
-        var ticket: String
-        var endpoint: String
-        var expiresAt: String
-    }
+    typealias Input = GetSubscriptionTicketInput
+    typealias Output = GetSubscriptionTicketOutput
 
     static func method(_ env: MethodEnvironment, events: EventService) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getSubscriptionTicket", .procedure, maxBodySize: 4 << 10) { context in

@@ -1,18 +1,12 @@
 import DeliveryStore
+import Lexicon
 import MLS
 
 /// `blue.catbird.mls.leaveConvo`: the caller's self-Remove proposal (a PublicMessage whose sender
 /// is the leaf it removes) is validated and kept until another member's commit covers it.
 enum LeaveConvo {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var proposal: ATBytes?
-    }
-
-    struct Output: Codable, Sendable {
-        var success: Bool
-        var pendingRemoval: Bool
-    }
+    typealias Input = LeaveConvoInput
+    typealias Output = LeaveConvoOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.leaveConvo", .procedure, maxBodySize: 1 << 20) { context in

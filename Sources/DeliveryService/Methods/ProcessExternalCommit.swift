@@ -1,20 +1,12 @@
 import DeliveryStore
 import Foundation
+import Lexicon
 
 /// `blue.catbird.mls.processExternalCommit`: a member that lost its state rejoins with an external
 /// commit (sender new_member_commit) built from the group's published GroupInfo.
 enum ProcessExternalCommit {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var externalCommit: ATBytes
-        var groupInfo: ATBytes?
-        var idempotencyKey: String?
-    }
-
-    struct Output: Codable, Sendable {
-        var epoch: Int64
-        var rejoinedAt: String
-    }
+    typealias Input = ProcessExternalCommitInput
+    typealias Output = ProcessExternalCommitOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.processExternalCommit", .procedure, maxBodySize: 8 << 20) { context in

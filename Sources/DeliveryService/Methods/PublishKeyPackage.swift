@@ -2,22 +2,14 @@ import ATProto
 import Basics
 import DeliveryStore
 import Foundation
+import Lexicon
 import MLS
 
 /// `blue.catbird.mls.publishKeyPackage`: a KeyPackage validated in full (MLS.md item 1) whose
 /// credential names the caller, stored with its KeyPackageRef.
 enum PublishKeyPackage {
-    struct Input: Codable, Sendable {
-        var keyPackage: ATBytes
-        var cipherSuite: String
-        var expires: String?
-        var idempotencyKey: String?
-    }
-
-    struct Output: Codable, Sendable {
-        var keyPackageHash: String
-        var expiresAt: String
-    }
+    typealias Input = PublishKeyPackageInput
+    typealias Output = PublishKeyPackageOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.publishKeyPackage", .procedure, maxBodySize: 128 << 10) { context in

@@ -1,28 +1,12 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.publishKeyPackages`: up to 100 KeyPackages, each validated and stored on its own.
 enum PublishKeyPackages {
-    struct Item: Codable, Sendable {
-        var keyPackage: ATBytes
-        var cipherSuite: String
-        var expires: String?
-    }
-
-    struct Input: Codable, Sendable {
-        var keyPackages: [Item]
-    }
-
-    struct ItemError: Codable, Sendable {
-        var index: Int
-        var error: String
-        var message: String
-    }
-
-    struct Output: Codable, Sendable {
-        var succeeded: Int
-        var failed: Int
-        var errors: [ItemError]?
-    }
+    typealias Item = PublishKeyPackagesInput.Item
+    typealias Input = PublishKeyPackagesInput
+    typealias ItemError = PublishKeyPackagesOutput.ItemError
+    typealias Output = PublishKeyPackagesOutput
 
     static let maxBatch = 100
 

@@ -1,19 +1,10 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.removeMember`: an admin's validated commit that removes exactly `targetDid`.
 enum RemoveMember {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var targetDid: String
-        var commit: ATBytes
-        var groupInfo: ATBytes?
-        var idempotencyKey: String?
-    }
-
-    struct Output: Codable, Sendable {
-        var ok: Bool
-        var newEpoch: Int64
-    }
+    typealias Input = RemoveMemberInput
+    typealias Output = RemoveMemberOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.removeMember", .procedure, maxBodySize: 8 << 20) { context in

@@ -1,4 +1,5 @@
 import DeliveryStore
+import Lexicon
 import MLS
 
 /// `blue.catbird.mls.sendMessage`: stores an application message (a PrivateMessage) after checking
@@ -9,36 +10,9 @@ import MLS
 /// list. With no PrivateMessage to parse, the service cannot check group_id or content type there;
 /// it still checks membership and the epoch, and orders the message with a seq.
 enum SendMessage {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var msgId: String
-        var ciphertext: ATBytes?
-        /// Thin mode: lowercase or uppercase hex SHA-256 of the ciphertext.
-        var hash: String?
-        /// Thin mode: the ciphertext's size in bytes.
-        var size: Int?
-        var epoch: Int64
-        var paddedSize: Int?
-        var idempotencyKey: String?
-        /// Blob ids (uploadBlob) of this conversation the message refers to.
-        var attachments: [String]?
-    }
-
-    struct Output: Codable, Sendable {
-        var messageId: String
-        var receivedAt: String
-        var seq: Int64
-        var epoch: Int64
-        /// Thin mode: the time the service ordered the message (the same instant as receivedAt).
-        var serverTime: String?
-        /// Thin mode: every current member except the sender, with its registered storage.
-        var recipients: [RecipientView]?
-    }
-
-    struct RecipientView: Codable, Sendable {
-        var did: String
-        var storage: StorageProviderView?
-    }
+    typealias Input = SendMessageInput
+    typealias Output = SendMessageOutput
+    typealias RecipientView = Lexicon.RecipientView
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         // base64 grows 4/3; leave room for the JSON around the ciphertext.

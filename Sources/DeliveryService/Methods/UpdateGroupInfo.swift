@@ -1,18 +1,12 @@
 import DeliveryStore
+import Lexicon
 import MLS
 
 /// `blue.catbird.mls.updateGroupInfo`: a member stores the GroupInfo of the current epoch; it must
 /// match the public state the service computed (context, signer, confirmation tag, tree).
 enum UpdateGroupInfo {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var groupInfo: ATBytes
-        var epoch: Int64
-    }
-
-    struct Output: Codable, Sendable {
-        var updated: Bool
-    }
+    typealias Input = UpdateGroupInfoInput
+    typealias Output = UpdateGroupInfoOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.updateGroupInfo", .procedure, maxBodySize: 8 << 20) { context in

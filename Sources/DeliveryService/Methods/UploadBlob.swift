@@ -1,5 +1,6 @@
 import DeliveryStore
 import HTTP
+import Lexicon
 
 /// `blue.catbird.mls.uploadBlob`: stores an encrypted attachment (API.md; lexicon/uploadBlob.json).
 ///
@@ -10,15 +11,8 @@ import HTTP
 /// the directory fsynced before the row commits, so an acknowledged blob survives a crash; an
 /// upload that does not finish leaves neither row nor file.
 enum UploadBlob {
-    struct Output: Codable, Sendable {
-        var blob: BlobView
-    }
-
-    struct BlobView: Codable, Sendable {
-        var blobId: String
-        var size: Int64
-        var mimeType: String
-    }
+    typealias Output = UploadBlobOutput
+    typealias BlobView = UploadBlobOutput.Blob
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         let maxBytes = env.limits.maxBlobBytes

@@ -1,4 +1,6 @@
 #if BENCH_ROUTES
+import Basics
+
 /// A bench-only procedure, compiled only with `-DBENCH_ROUTES` (`make bench`): decodes a ~1 KB JSON
 /// body and encodes it back, to measure the XRPC decode/encode path without the database.
 enum BenchEcho {

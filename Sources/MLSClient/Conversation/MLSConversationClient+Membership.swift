@@ -1,4 +1,5 @@
 import Foundation
+import Lexicon
 import MLS
 
 /// Joining, leaving and rejoining.

@@ -1,4 +1,5 @@
 import Foundation
+import Lexicon
 import MLS
 import Primitives
 
@@ -85,13 +86,13 @@ public actor MLSConversationClient {
             try Group.create(suite: suite, credential: identity.credential, signingKey: signingKey)
         }
         let output: CommitOutput
-        var hashes: [KeyPackageHashEntry]?
+        var hashes: [KeyPackageHash]?
         if dids.isEmpty {
             // The service wants a GroupInfo whose confirmation tag comes from a commit: start at epoch 1.
             output = try mls { () throws(GroupError) in try group.update() }
         } else {
             let packages = try await keyPackages(for: dids)
-            hashes = packages.map { KeyPackageHashEntry(did: $0.did, hash: Hex.encode($0.ref)) }
+            hashes = packages.map { KeyPackageHash(did: $0.did, hash: Hex.encode($0.ref)) }
             output = try mls { () throws(GroupError) in try group.add(keyPackages: packages.map(\.keyPackage)) }
         }
         let metadata = name == nil && description == nil ? nil : ConvoMetadata(name: name, description: description)
@@ -123,7 +124,7 @@ public actor MLSConversationClient {
             let input = AddMembersInput(
                 convoId: convoId, commit: output.commit.encoded(), welcomeMessage: welcome.encoded(),
                 groupInfo: MLSMessage(body: .groupInfo(output.groupInfo)).encoded(),
-                keyPackageHashes: packages.map { KeyPackageHashEntry(did: $0.did, hash: Hex.encode($0.ref)) })
+                keyPackageHashes: packages.map { KeyPackageHash(did: $0.did, hash: Hex.encode($0.ref)) })
             progress("adding \(dids.count) member(s)")
             let result = try await call { () async throws(MLSAPIError) in try await api.addMembers(input) }
             try adopt(output.group, convoId: convoId, event: "added \(dids.joined(separator: ", "))")

@@ -1,4 +1,3 @@
-import Foundation
 
 /// Bytes in JSON as the AT Protocol data model writes them: `{"$bytes": "<base64, no padding>"}` on
 /// output; on input that form or a plain standard base64 string, padded or not (API.md, Conventions).
@@ -7,7 +6,7 @@ public struct ATBytes: Codable, Sendable, Equatable, Hashable {
 
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    enum CodingKeys: String, CodingKey { case bytes = "$bytes" }
+    public enum CodingKeys: String, CodingKey { case bytes = "$bytes" }
 
     public init(from decoder: Decoder) throws {
         let text: String

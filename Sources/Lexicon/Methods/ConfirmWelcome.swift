@@ -1,11 +1,4 @@
-/// `blue.catbird.mls.getWelcome` output.
-public struct GetWelcomeOutput: Codable, Sendable, Equatable {
-    public var convoId: String
-    /// The Welcome as an MLSMessage.
-    public var welcome: XRPCBytes
-}
-
-/// `blue.catbird.mls.confirmWelcome`.
+/// `blue.catbird.mls.confirmWelcome` input.
 public struct ConfirmWelcomeInput: Codable, Sendable, Equatable {
     public var convoId: String
     public var success: Bool
@@ -18,6 +11,11 @@ public struct ConfirmWelcomeInput: Codable, Sendable, Equatable {
     }
 }
 
+/// `blue.catbird.mls.confirmWelcome` output.
 public struct ConfirmWelcomeOutput: Codable, Sendable, Equatable {
     public var confirmed: Bool
+
+    public init(confirmed: Bool) {
+        self.confirmed = confirmed
+    }
 }

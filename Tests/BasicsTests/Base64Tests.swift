@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import ATProto
+@testable import Basics
 
 final class Base64Tests: XCTestCase {
     func testRoundTripsEveryLengthAgainstFoundation() {
