@@ -26,7 +26,7 @@ public actor MLSConversationClient {
     }
 
     public var did: String { identity.did }
-    var suiteName: String { CipherSuiteNames.name(suite) }
+    var suiteName: String { suite.name }
 
     func call<T>(_ body: () async throws(MLSAPIError) -> T) async throws(MLSClientError) -> T {
         do { return try await body() } catch { throw .api(error) }
