@@ -33,7 +33,7 @@ let package = Package(
         // RFC 9420 core: knows nothing of HTTP or SQL.
         .target(name: "MLS", dependencies: ["Primitives"]),
         // Test-vector checks shared by the mls-vectors runner and the test suite.
-        .target(name: "MLSVectors", dependencies: ["MLS"]),
+        .target(name: "MLSVectors", dependencies: ["Basics", "MLS"]),
         .executableTarget(name: "mls-vectors", dependencies: ["MLSVectors"]),
         .executableTarget(name: "mls-bench", dependencies: ["MLS", "Primitives"], path: "Benchmarks/MLSBench"),
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
         // Reads lexicon/*.json and checks the Lexicon types field by field.
         .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics"]),
-        .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
+        .testTarget(name: "PrimitivesTests", dependencies: ["Basics", "Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),

@@ -46,7 +46,7 @@ extension DeliveryTransaction {
                       proposal.senderDID, proposal.kind, proposal.proposal])
             guard inserted > 0 else { return false }
             // Members learn of the proposal as a message, so that any of them can commit it by reference.
-            let msgID = "proposal-" + proposal.ref.prefix(16).map { String(format: "%02x", $0) }.joined()
+            let msgID = "proposal-" + Hex.encode(Array(proposal.ref.prefix(16)))
             let (seq, at) = try nextSeq(proposal.convoID, touch: false)
             try connection.execute("""
                 INSERT INTO messages (convo_id, seq, msg_id, epoch, message_type, sender_did, ciphertext, size, created_at)

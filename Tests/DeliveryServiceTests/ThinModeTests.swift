@@ -1,3 +1,4 @@
+import Basics
 @testable import DeliveryService
 import Foundation
 import MLS
@@ -34,7 +35,7 @@ final class ThinModeTests: ServiceTestCase {
         return message.encoded()
     }
 
-    func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     func sendThin(_ setup: Setup, as user: MLSTestUser, epoch: Int? = nil, msgId: String = MessageID.next(),
                   hash: String, size: Int) throws -> ServiceHarness.Reply {

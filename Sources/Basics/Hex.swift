@@ -1,8 +1,8 @@
-/// Lowercase hex, for group ids and key package hashes on the wire.
-enum Hex {
+/// Lowercase hex (RFC 4648 §8): conversation ids and KeyPackageRefs on the wire, test vectors, files.
+public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
         for byte in bytes {
@@ -13,7 +13,7 @@ enum Hex {
     }
 
     /// Nil for odd lengths or non-hex characters (either case accepted).
-    static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 2 == 0 else { return nil }
         var out = [UInt8]()
