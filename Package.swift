@@ -58,17 +58,17 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        // Loopback servers, clients and clocks shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["Basics", "ATProto", "Primitives"], path: "Tests/TestSupport"),
+        // Loopback servers, clients, clocks and the test database shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["Basics", "ATProto", "Primitives", "Store"], path: "Tests/TestSupport"),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
         // Reads lexicon/*.json and checks the Lexicon types field by field.
         .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics"]),
         .testTarget(name: "PrimitivesTests", dependencies: ["Basics", "Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
         .testTarget(name: "ATProtoTests", dependencies: ["Basics", "ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
-        .testTarget(name: "DeliveryStoreTests", dependencies: ["Basics", "DeliveryStore", "Store"]),
+        .testTarget(name: "DeliveryStoreTests", dependencies: ["Basics", "DeliveryStore", "Store", "TestSupport"]),
         // The end-to-end walkthrough runs the real service in-process; the client library itself stays free of it.
         .testTarget(name: "MLSClientTests", dependencies: [
             "MLSClient", "catbird-mls", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",

@@ -1,6 +1,7 @@
 import DeliveryStore
 import Foundation
 import Store
+import TestSupport
 import XCTest
 
 /// The blob rows: quota-checked inserts, attachment links, the purge of unlinked blobs and the

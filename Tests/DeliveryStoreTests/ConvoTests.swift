@@ -1,6 +1,7 @@
 import DeliveryStore
 import Foundation
 import Store
+import TestSupport
 import XCTest
 
 final class ConvoTests: StoreTestCase {

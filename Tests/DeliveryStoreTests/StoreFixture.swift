@@ -3,51 +3,24 @@ import DeliveryStore
 import Foundation
 import Store
 import Synchronization
+import TestSupport
 import XCTest
 
-/// A DeliveryStore on a fresh schema (via `search_path`) with the repository's migrations applied,
+/// A DeliveryStore on a fresh schema (`TestDatabase`) with the repository's migrations applied,
 /// dropped afterwards, so tests never see each other's rows.
 final class StoreFixture {
-    static let migrations = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("migrations").resolvingSymlinksInPath()
-
-    let url: String
-    let schema: String
-    let database: Database
+    let namespace: TestDatabase
     let store: DeliveryStore
-    private let admin: Database
-
-    static func baseURL() throws -> String {
-        guard let base = ProcessInfo.processInfo.environment["DATABASE_URL"], !base.isEmpty else {
-            let message = "DATABASE_URL is not set: run `scripts/pg.sh start .data/pg` and export the URL it prints"
-            XCTFail(message)
-            throw DeliveryStoreError.invalidArgument(message)
-        }
-        return base
-    }
-
-    /// The base URL as a key=value string whose sessions use `schema`.
-    static func url(_ base: String, schema: String) -> String {
-        "\(base.contains("?") ? base + "&" : base + "?")options=-c%20search_path%3D\(schema)"
-    }
+    var url: String { namespace.url }
+    var schema: String { namespace.name }
+    var database: Database { namespace.database }
 
     init(poolSize: Int = 10, configuration: DeliveryStore.Configuration = .init()) throws {
-        let base = try Self.baseURL()
-        schema = "dstest_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        admin = try Database(url: base, poolSize: 1)
-        try admin.execute("CREATE SCHEMA \(schema)")
-        url = Self.url(base, schema: schema)
-        database = try Database(url: url, poolSize: poolSize)
-        try Migrator(directory: Self.migrations).migrate(database)
-        store = DeliveryStore(database: database, configuration: configuration)
+        namespace = try TestDatabase(.schema, prefix: "dstest", poolSize: poolSize, migrate: true)
+        store = DeliveryStore(database: namespace.database, configuration: configuration)
     }
 
-    func drop() {
-        database.close()
-        _ = try? admin.execute("DROP SCHEMA \(schema) CASCADE")
-        admin.close()
-    }
+    func drop() { namespace.drop() }
 
     /// One integer from a SQL query, e.g. a count.
     func count(_ sql: String, _ parameters: [(any PGBindable)?] = []) throws -> Int {
@@ -133,28 +106,4 @@ func deliveryError<T>(_ body: () throws -> T, file: StaticString = #filePath, li
         XCTFail("expected a DeliveryStoreError, got \(error)", file: file, line: line)
         return nil
     }
-}
-
-/// A value shared between test threads.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
-    var value: Value { mutex.withLock { $0 } }
-}
-
-/// Runs `body(0)`, …, `body(count - 1)` on separate threads, released together, and waits for all.
-func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let group = DispatchGroup()
-    let start = DispatchSemaphore(value: 0)
-    for index in 0..<count {
-        group.enter()
-        Thread {
-            start.wait()
-            body(index)
-            group.leave()
-        }.start()
-    }
-    for _ in 0..<count { start.signal() }
-    group.wait()
 }
