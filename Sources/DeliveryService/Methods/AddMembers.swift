@@ -10,14 +10,10 @@ enum AddMembers {
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.addMembers", .procedure, maxBodySize: 16 << 20) { context in
-            let caller = context.caller
-            let input = try context.input(Input.self)
-            let convoID = try InputValidation.convoID(input.convoId)
+            let call = try CommitCall<Input>(context, env: env)
+            let (input, convoID, caller) = (call.input, call.convoID, call.caller)
             let role = try CommitAuthorization.role(env, convoID: convoID, did: caller)
-            let pipeline = CommitPipeline(env: env)
-            let request = CommitPipeline.Request(convoID: convoID, commit: input.commit.bytes, groupInfo: input.groupInfo?.bytes,
-                                                 welcome: input.welcomeMessage.bytes, caller: caller)
-            let validated = try pipeline.validate(request)
+            let validated = try call.validate()
             guard !validated.addedDIDs.isEmpty else { throw XRPCError(400, .invalidCommit, "the commit adds no one") }
             try CommitAuthorization.checkRemovals(validated, callerDID: caller.rawValue, isAdmin: role == .admin)
             if let didList = input.didList {
@@ -35,11 +31,8 @@ enum AddMembers {
             for did in validated.addedDIDs where current.contains(did) && !validated.removedDIDs.contains(did) {
                 throw XRPCError.conflict(.alreadyMember, "\(did) is already a member")
             }
-            let application = pipeline.application(validated, request: request,
-                                                   departures: CommitAuthorization.departures(validated))
-            return try env.idempotent(context, key: input.idempotencyKey) { tx in
-                let outcome = try tx.applyCommit(application)
-                return Output(success: true, newEpoch: outcome.newEpoch, addedMembers: validated.addedDIDs)
+            return try call.apply(validated, departures: CommitAuthorization.departures(validated)) { outcome in
+                Output(success: true, newEpoch: outcome.newEpoch, addedMembers: validated.addedDIDs)
             }
         }
     }

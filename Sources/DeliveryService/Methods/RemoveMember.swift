@@ -8,9 +8,8 @@ enum RemoveMember {
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.removeMember", .procedure, maxBodySize: 8 << 20) { context in
-            let caller = context.caller
-            let input = try context.input(Input.self)
-            let convoID = try InputValidation.convoID(input.convoId)
+            let call = try CommitCall<Input>(context, env: env)
+            let (input, convoID, caller) = (call.input, call.convoID, call.caller)
             let target = try InputValidation.did(input.targetDid)
             guard target != caller else {
                 throw XRPCError(400, .cannotRemoveSelf, "use leaveConvo to leave a conversation")
@@ -21,18 +20,13 @@ enum RemoveMember {
             guard try env.store.isMember(convoID: convoID, did: target) else {
                 throw XRPCError.notFound(.notMember, "\(target) is not a member")
             }
-            let pipeline = CommitPipeline(env: env)
-            let request = CommitPipeline.Request(convoID: convoID, commit: input.commit.bytes, groupInfo: input.groupInfo?.bytes,
-                                                 welcome: nil, caller: caller)
-            let validated = try pipeline.validate(request)
+            let validated = try call.validate()
             guard validated.removedDIDs == [target.rawValue], validated.addedDIDs.isEmpty,
                   !validated.members.contains(where: { $0.did == target.rawValue }) else {
                 throw XRPCError(400, .invalidCommit, "the commit must remove every leaf of targetDid and nothing else")
             }
-            let application = pipeline.application(validated, request: request,
-                                                   departures: CommitAuthorization.departures(validated))
-            return try env.idempotent(context, key: input.idempotencyKey) { tx in
-                Output(ok: true, newEpoch: try tx.applyCommit(application).newEpoch)
+            return try call.apply(validated, departures: CommitAuthorization.departures(validated)) { outcome in
+                Output(ok: true, newEpoch: outcome.newEpoch)
             }
         }
     }
