@@ -4,6 +4,7 @@ import Basics
 import Foundation
 import HTTP
 import Primitives
+import TestSupport
 import XCTest
 
 /// `ServiceConfiguration.fromEnvironment`: every variable of the README's table lands in the
@@ -71,22 +72,48 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.retention.ttlDays, 30)
     }
 
+    /// One usable, non-default value for every variable the service reads.
+    static let everyVariable: [String: String] = [
+        "HOST": "0.0.0.0", "PORT": "9000", "WORKER_THREADS": "4", "DATABASE_URL": "postgres://other.invalid/db",
+        "DATABASE_POOL_SIZE": "3", "MIGRATIONS_DIR": "/m",
+        "SERVICE_DID": "did:web:x.com", "SERVICE_ENDPOINT": "https://x.com", "PLC_URL": "http://127.0.0.1:9",
+        "DID_RESOLVER_ALLOW_PRIVATE": "1", "AUTH_REQUIRE_LOW_S": "0", "LOG_LEVEL": "warning",
+        "TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": "/k.pem", "MAX_CONNECTIONS_PER_IP": "7",
+        "HEADER_READ_TIMEOUT": "1.5", "BODY_READ_TIMEOUT": "2", "IDLE_TIMEOUT": "5", "MAX_CONNECTIONS": "10",
+        "SHUTDOWN_GRACE_PERIOD": "3", "METRICS_TOKEN": "s3cret", "BLOB_DIR": "/blobs",
+        "THIN_MESSAGE_MAX_BYTES": "4096", "BLOB_QUOTA_BYTES": "10000",
+        "RATE_LIMIT_ENABLED": "0", "RATE_LIMIT_SEND": "1,2", "RATE_LIMIT_READ": "off", "RATE_LIMIT_IP": "3,4",
+        "RATE_LIMIT_KEY_PACKAGES": "5/s,6", "RATE_LIMIT_MEMBERSHIP": "7,8", "TRUSTED_PROXIES": "10.0.0.0/8, ::1",
+        "SUBSCRIPTION_TICKET_KEY": String(repeating: "ab", count: 32), "SUBSCRIPTION_TICKET_TTL": "60",
+        "EVENTS_MAX_SOCKETS_PER_USER": "9", "EVENTS_INLINE_CIPHERTEXT_MAX": "0", "EVENTS_WORKER_THREADS": "3",
+        "MESSAGE_TTL_DAYS": "7", "RETENTION_KEEP_COMMIT_EPOCHS": "0", "RETENTION_BATCH_SIZE": "500",
+        "RETENTION_INTERVAL_SECONDS": "60",
+    ]
+
+    /// The README's table names exactly these variables, and each one, set alone, changes the
+    /// configuration (the TLS pair together).
+    func testREADMETable_NamesEveryVariable_AndEachIsRead() throws {
+        let readme = try String(contentsOfFile: TestDatabase.repositoryRoot + "/README.md", encoding: .utf8)
+        let section = try XCTUnwrap(readme.range(of: "## Configuration").map { readme[$0.upperBound...] })
+        let table = String(section).components(separatedBy: "\n## ").first ?? ""
+        var documented: Set<String> = []
+        for line in table.split(separator: "\n") where line.hasPrefix("| `") {
+            let cell = line.dropFirst(2).prefix { $0 != "|" }
+            for name in cell.split(separator: ",") {
+                documented.insert(name.trimmingCharacters(in: CharacterSet(charactersIn: " `")))
+            }
+        }
+        XCTAssertEqual(documented, Set(Self.everyVariable.keys))
+        let defaults = String(describing: try configuration([:]))
+        for (name, value) in Self.everyVariable where !name.hasPrefix("TLS_") {
+            XCTAssertNotEqual(String(describing: try configuration([name: value])), defaults, "\(name) is not read")
+        }
+        let tls = try configuration(["TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": "/k.pem"])
+        XCTAssertNotEqual(String(describing: tls), defaults)
+    }
+
     func testEveryVariable_ReachesItsLayer() throws {
-        let config = try configuration([
-            "HOST": "0.0.0.0", "PORT": "9000", "WORKER_THREADS": "4", "DATABASE_POOL_SIZE": "3", "MIGRATIONS_DIR": "/m",
-            "SERVICE_DID": "did:web:x.com", "SERVICE_ENDPOINT": "https://x.com", "PLC_URL": "http://127.0.0.1:9",
-            "DID_RESOLVER_ALLOW_PRIVATE": "1", "AUTH_REQUIRE_LOW_S": "0", "LOG_LEVEL": "warning",
-            "TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": "/k.pem", "MAX_CONNECTIONS_PER_IP": "7",
-            "HEADER_READ_TIMEOUT": "1.5", "BODY_READ_TIMEOUT": "2", "IDLE_TIMEOUT": "5", "MAX_CONNECTIONS": "10",
-            "SHUTDOWN_GRACE_PERIOD": "3", "METRICS_TOKEN": "s3cret", "BLOB_DIR": "/blobs",
-            "THIN_MESSAGE_MAX_BYTES": "4096", "BLOB_QUOTA_BYTES": "10000",
-            "RATE_LIMIT_ENABLED": "0", "RATE_LIMIT_SEND": "1,2", "RATE_LIMIT_READ": "off", "RATE_LIMIT_IP": "3,4",
-            "RATE_LIMIT_KEY_PACKAGES": "5/s,6", "RATE_LIMIT_MEMBERSHIP": "7,8", "TRUSTED_PROXIES": "10.0.0.0/8, ::1",
-            "SUBSCRIPTION_TICKET_KEY": String(repeating: "ab", count: 32), "SUBSCRIPTION_TICKET_TTL": "60",
-            "EVENTS_MAX_SOCKETS_PER_USER": "9", "EVENTS_INLINE_CIPHERTEXT_MAX": "0", "EVENTS_WORKER_THREADS": "3",
-            "MESSAGE_TTL_DAYS": "7", "RETENTION_KEEP_COMMIT_EPOCHS": "0", "RETENTION_BATCH_SIZE": "500",
-            "RETENTION_INTERVAL_SECONDS": "60",
-        ])
+        let config = try configuration(Self.everyVariable)
         XCTAssertEqual(config.http.host, "0.0.0.0")
         XCTAssertEqual(config.http.port, 9000)
         XCTAssertEqual(config.http.workerThreads, 4)
