@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One module per layer; imports point one way (see docs/ARCHITECTURE.md):
-// C libraries ← Primitives ← MLS ← DeliveryService → Store, HTTP, ATProto.
+// C libraries ← Primitives ← MLS ← DeliveryService → Store, HTTP, ATProto; Basics under all of them.
 let package = Package(
     name: "catbird-mls",
     platforms: [.macOS(.v14)],
@@ -25,12 +25,16 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
 
+        // Value types every layer may share, with no dependencies: DID, hex, base64, `$bytes`.
+        .target(name: "Basics"),
+        // The XRPC input and output types of lexicon/*.json, shared by the service and the client.
+        .target(name: "Lexicon", dependencies: ["Basics"]),
         // Thin safe wrappers over libsodium and OpenSSL: the only crypto code that touches C.
         .target(name: "Primitives", dependencies: ["CSodium", "COpenSSL"]),
         // RFC 9420 core: knows nothing of HTTP or SQL.
         .target(name: "MLS", dependencies: ["Primitives"]),
         // Test-vector checks shared by the mls-vectors runner and the test suite.
-        .target(name: "MLSVectors", dependencies: ["MLS"]),
+        .target(name: "MLSVectors", dependencies: ["Basics", "MLS"]),
         .executableTarget(name: "mls-vectors", dependencies: ["MLSVectors"]),
         // Known-answer files for the natively written ML-KEM, X-Wing and SHA-3 (scripts/fetch-test-data.sh).
         .target(name: "CryptoVectors", dependencies: ["MLSVectors", "MLS", "Primitives"]),
@@ -43,7 +47,7 @@ let package = Package(
         // Secret-dependent branches and addresses in ML-KEM/X-Wing, under Valgrind (scripts/ct-check.sh).
         .executableTarget(name: "ct-check", dependencies: ["Primitives"], path: "Benchmarks/CTCheck"),
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
-        .executableTarget(name: "ds-bench", dependencies: ["MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
+        .executableTarget(name: "ds-bench", dependencies: ["Basics", "MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
 
         // MQTT 5.0 protocol core: packet codec, topics and the per-connection state machine. No sockets,
         // no clocks, no dependencies; the listener and the Relay topics build on it.
@@ -51,35 +55,38 @@ let package = Package(
         // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
         .target(name: "HTTP", dependencies: ["COpenSSL", "CSystem"]),
         // DIDs, resolution, Multikey, service-auth JWTs.
-        .target(name: "ATProto", dependencies: ["HTTP", "Primitives"]),
+        .target(name: "ATProto", dependencies: ["Basics", "HTTP", "Primitives"]),
         // libpq pool, statements, transactions, migrations.
         .target(name: "Store", dependencies: ["CLibPQ"]),
         // The delivery service's tables and the SQL that keeps them consistent (epoch-guarded commits).
-        .target(name: "DeliveryStore", dependencies: ["Store"]),
+        .target(name: "DeliveryStore", dependencies: ["Basics", "Store"]),
         // XRPC routes and the blue.catbird.mls.* methods.
-        .target(name: "DeliveryService", dependencies: ["MLS", "HTTP", "ATProto", "Store", "DeliveryStore"]),
+        .target(name: "DeliveryService", dependencies: ["Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore"]),
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
 
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
-        .target(name: "MLSClient", dependencies: ["MLS", "Primitives", "HTTP", "ATProto"]),
+        .target(name: "MLSClient", dependencies: ["Basics", "Lexicon", "MLS", "Primitives", "HTTP", "ATProto"]),
         .executableTarget(name: "catbird-mls", dependencies: [
-            "MLSClient", "MLS", "ATProto", "HTTP", "Primitives",
+            "MLSClient", "Basics", "Lexicon", "MLS", "ATProto", "HTTP", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        // Loopback servers, clients and clocks shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["ATProto", "Primitives"], path: "Tests/TestSupport"),
-        .testTarget(name: "PrimitivesTests", dependencies: ["Primitives"]),
+        // Loopback servers, clients, clocks and the test database shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["Basics", "ATProto", "Primitives", "Store"], path: "Tests/TestSupport"),
+        .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
+        // Reads lexicon/*.json and checks the Lexicon types field by field.
+        .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics"]),
+        .testTarget(name: "PrimitivesTests", dependencies: ["Basics", "Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors", "MLSMutations"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"], exclude: ["Fixtures"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store"]),
-        .testTarget(name: "ATProtoTests", dependencies: ["ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
-        .testTarget(name: "DeliveryStoreTests", dependencies: ["DeliveryStore", "Store"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
+        .testTarget(name: "ATProtoTests", dependencies: ["Basics", "ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
+        .testTarget(name: "DeliveryStoreTests", dependencies: ["Basics", "DeliveryStore", "Store", "TestSupport"]),
         // The end-to-end walkthrough runs the real service in-process; the client library itself stays free of it.
         .testTarget(name: "MLSClientTests", dependencies: [
-            "MLSClient", "catbird-mls", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
+            "MLSClient", "catbird-mls", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
         ]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport"]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport"]),
     ]
 )

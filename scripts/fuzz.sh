@@ -57,7 +57,9 @@ build_http() {
 }
 
 build_jwt() {
-  echo "== building Primitives, HTTP, Store"
+  echo "== building Basics, Primitives, HTTP, Store"
+  mapfile -t basics < <(swift_sources Sources/Basics)
+  build_module Basics -- "${basics[@]}"
   mapfile -t primitives < <(swift_sources Sources/Primitives)
   build_module Primitives -- "${primitives[@]}"
   mapfile -t http < <(swift_sources Sources/HTTP)
@@ -69,13 +71,13 @@ build_jwt() {
   build_module ATProto -sanitize=fuzzer -- "${atproto[@]}"
   echo "== linking fuzz-jwt"
   swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzJWT.swift \
-    -o "$out/fuzz-jwt" "${link_flags[@]}" -lATProto -lStore -lHTTP -lPrimitives
+    -o "$out/fuzz-jwt" "${link_flags[@]}" -lATProto -lStore -lHTTP -lPrimitives -lBasics
 }
 
 build_json() {
-  echo "== building Primitives, MLS, HTTP, ATProto, Store, DeliveryStore"
+  echo "== building Basics, Lexicon, Primitives, MLS, HTTP, ATProto, Store, DeliveryStore"
   local module
-  for module in Primitives MLS HTTP ATProto Store DeliveryStore; do
+  for module in Basics Lexicon Primitives MLS HTTP ATProto Store DeliveryStore; do
     mapfile -t sources < <(swift_sources "Sources/$module")
     build_module "$module" -- "${sources[@]}"
   done
@@ -85,7 +87,7 @@ build_json() {
   mapfile -t service < <(swift_sources Sources/DeliveryService)
   swiftc -O -parse-as-library -sanitize=fuzzer -module-name DeliveryService -I "$out" "${c_flags[@]}" \
     "${service[@]}" Tests/Fuzz/FuzzJSONRequest.swift -o "$out/fuzz-json" \
-    "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lHTTP -lMLS -lPrimitives
+    "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lHTTP -lMLS -lPrimitives -lLexicon -lBasics
 }
 
 build_xwing() {

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import MLS
 
@@ -12,9 +13,7 @@ enum WireFormat {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "=", with: "")
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
+    static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     static func publishKeyPackageBody(_ bundle: KeyPackageBundle) -> [String: Any] {
         ["keyPackage": bytes(MLSMessage(body: .keyPackage(bundle.keyPackage))), "cipherSuite": BenchUser.suiteName]

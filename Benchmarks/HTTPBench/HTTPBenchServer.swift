@@ -8,7 +8,9 @@ import Glibc
 enum HTTPBenchServer {
     static func main() throws {
         let environment = Dictionary(uniqueKeysWithValues: ProcessEnvironment.pairs())
-        var configuration = HTTPServerConfiguration(environment: environment)
+        var configuration = HTTPServerConfiguration()
+        if let host = environment["HOST"], !host.isEmpty { configuration.host = host }
+        if let port = environment["PORT"].flatMap(Int.init) { configuration.port = port }
         if let threads = environment["IO_THREADS"].flatMap(Int.init) { configuration.ioThreads = threads }
         if environment["REUSE_PORT"] == "1" { configuration.reusePort = true }
         let blocking = environment["BLOCKING"] == "1"

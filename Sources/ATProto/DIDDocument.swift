@@ -1,3 +1,5 @@
+import Basics
+
 /// The parts of a DID document (W3C DID Core §5) that atproto service auth reads.
 struct DIDDocument: Sendable, Equatable {
     struct VerificationMethod: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Per-DID cache of resolved signing keys and of definitive failures, plus the record of forced

@@ -37,19 +37,4 @@ public struct ServiceAuthConfiguration: Sendable {
 
     /// The accepted `aud` values: the service DID and its `#atproto_mls` service id.
     public var audiences: Set<String> { [serviceDID, serviceDID + "#atproto_mls"] }
-
-    /// SERVICE_DID, PLC_URL, DID_RESOLVER_ALLOW_PRIVATE (`1`/`true` to allow), AUTH_REQUIRE_LOW_S
-    /// (on unless `0`/`false`). A missing SERVICE_DID leaves it empty, which no token can match.
-    public static func fromEnvironment(_ env: [String: String]) -> ServiceAuthConfiguration {
-        func flag(_ name: String, default value: Bool) -> Bool {
-            guard let raw = env[name]?.lowercased(), !raw.isEmpty else { return value }
-            return !["0", "false", "no", "off"].contains(raw)
-        }
-        let plc = env["PLC_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://plc.directory"
-        return ServiceAuthConfiguration(
-            serviceDID: env["SERVICE_DID"] ?? "",
-            plcURL: plc,
-            allowPrivateAddresses: flag("DID_RESOLVER_ALLOW_PRIVATE", default: false),
-            requireLowS: flag("AUTH_REQUIRE_LOW_S", default: true))
-    }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Primitives
 
@@ -57,7 +58,8 @@ public final class ServiceAuthVerifier: Sendable {
 
         // 6. iss: a bare plc/web DID, checked before any network I/O.
         guard let iss = jwt.claims["iss"]?.stringValue else { throw .badJwtIss("missing iss") }
-        let did = try DID(iss)
+        let did: DID
+        do { did = try DID(iss) } catch { throw .badJwtIss(error.reason) }
 
         // 7–8. Signature, with one rate-limited forced refresh on failure.
         try checkSignature(jwt, algorithm: algorithm, issuer: did)

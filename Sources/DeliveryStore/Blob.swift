@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// An uploaded attachment's row (table `blobs`): the bytes themselves live on disk, named by
@@ -29,11 +30,11 @@ public struct NewBlob: Sendable, Equatable {
     public var blobID: String
     public var sha256: [UInt8]
     public var size: Int64
-    public var ownerDID: String
+    public var ownerDID: DID
     public var convoID: String
     public var mimeType: String
 
-    public init(blobID: String, sha256: [UInt8], size: Int64, ownerDID: String, convoID: String, mimeType: String) {
+    public init(blobID: String, sha256: [UInt8], size: Int64, ownerDID: DID, convoID: String, mimeType: String) {
         self.blobID = blobID
         self.sha256 = sha256
         self.size = size

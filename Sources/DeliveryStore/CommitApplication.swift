@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A commit the caller validated against the public state of `commitEpoch`, with the state it
@@ -11,7 +12,7 @@ public struct CommitApplication: Sendable {
     public var newGroupInfo: [UInt8]?
     /// The commit's MLSMessage bytes, stored as the epoch's commit and as a message.
     public var commit: [UInt8]
-    public var senderDID: String
+    public var senderDID: DID
     /// Every occupied leaf of the new tree; the store diffs it against the current members.
     public var members: [MemberLeaf]
     /// Why leaves that disappear left; a leaf not listed counts as removed.
@@ -28,7 +29,7 @@ public struct CommitApplication: Sendable {
 
     public init(
         convoID: String, commitEpoch: Int64, newPublicState: [UInt8], newGroupInfo: [UInt8]? = nil,
-        commit: [UInt8], senderDID: String, members: [MemberLeaf], departures: [UInt32: DepartureReason] = [:],
+        commit: [UInt8], senderDID: DID, members: [MemberLeaf], departures: [UInt32: DepartureReason] = [:],
         consumedKeyPackages: [KeyPackageUse] = [], welcomes: [WelcomeDelivery] = [],
         coveredProposalRefs: [[UInt8]] = [], freezes: Bool = false, msgID: String? = nil
     ) {

@@ -18,6 +18,23 @@ public struct ConvoEvent: Sendable, Equatable {
     /// The payload as JSON text.
     public var payload: String
     public var createdAt: Date
+
+    /// A messageEvent's payload: which message was stored. Written here, read by the service's
+    /// event stream: one type for both.
+    public struct MessagePayload: Codable, Sendable, Equatable {
+        public var seq: Int64
+        public var msgId: String
+        public var epoch: Int64
+        public var sender: String
+        public var messageType: String
+    }
+
+    /// An epochAdvanced payload: the new epoch and the seq of the commit that made it (absent in
+    /// events written before it was recorded).
+    public struct EpochPayload: Codable, Sendable, Equatable {
+        public var epoch: Int64
+        public var commitSeq: Int64?
+    }
 }
 
 /// An event about to be appended: its kind and JSON payload.
@@ -26,7 +43,7 @@ struct PendingEvent {
     var payload: String
 
     static func message(seq: Int64, msgID: String, epoch: Int64, sender: String, kind: MessageKind) -> PendingEvent {
-        PendingEvent(kind: .messageEvent, payload: json(MessagePayload(
+        PendingEvent(kind: .messageEvent, payload: json(ConvoEvent.MessagePayload(
             seq: seq, msgId: msgID, epoch: epoch, sender: sender, messageType: kind.rawValue)))
     }
 
@@ -35,20 +52,7 @@ struct PendingEvent {
     }
 
     static func epochAdvanced(epoch: Int64, commitSeq: Int64) -> PendingEvent {
-        PendingEvent(kind: .epochAdvanced, payload: json(EpochPayload(epoch: epoch, commitSeq: commitSeq)))
-    }
-
-    private struct MessagePayload: Encodable {
-        var seq: Int64
-        var msgId: String
-        var epoch: Int64
-        var sender: String
-        var messageType: String
-    }
-
-    private struct EpochPayload: Encodable {
-        var epoch: Int64
-        var commitSeq: Int64
+        PendingEvent(kind: .epochAdvanced, payload: json(ConvoEvent.EpochPayload(epoch: epoch, commitSeq: commitSeq)))
     }
 
     private static func json(_ value: some Encodable) -> String {

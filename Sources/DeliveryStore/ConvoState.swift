@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A conversation's row: the group's public state and its metadata.
@@ -50,7 +51,7 @@ public struct ConvoCreation: Sendable {
     public var publicState: [UInt8]
     /// GroupInfo for `epoch`.
     public var groupInfo: [UInt8]?
-    public var creatorDID: String
+    public var creatorDID: DID
     public var name: String?
     public var description: String?
     /// Every occupied leaf of the tree at `epoch`; the creator's leaves are admins.
@@ -63,7 +64,7 @@ public struct ConvoCreation: Sendable {
 
     public init(
         groupID: [UInt8], cipherSuite: UInt16, epoch: Int64, publicState: [UInt8], groupInfo: [UInt8]?,
-        creatorDID: String, name: String? = nil, description: String? = nil, members: [MemberLeaf],
+        creatorDID: DID, name: String? = nil, description: String? = nil, members: [MemberLeaf],
         consumedKeyPackages: [KeyPackageUse] = [], welcomes: [WelcomeDelivery] = [], initialCommit: [UInt8]? = nil
     ) {
         self.groupID = groupID

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -11,7 +12,7 @@ extension DeliveryStore {
         try run { transaction throws(DeliveryStoreError) in try transaction.blob(id: blobID) }
     }
 
-    public func blobBytesUsed(ownerDID: String) throws(DeliveryStoreError) -> Int64 {
+    public func blobBytesUsed(ownerDID: DID) throws(DeliveryStoreError) -> Int64 {
         try run { transaction throws(DeliveryStoreError) in try transaction.blobBytesUsed(ownerDID: ownerDID) }
     }
 

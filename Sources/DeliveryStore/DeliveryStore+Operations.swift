@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -17,7 +18,7 @@ extension DeliveryStore {
         try run { transaction throws(DeliveryStoreError) in try transaction.epoch(convoID: convoID) }
     }
 
-    public func listConvos(for did: String, limit: Int = 50, cursor: String? = nil) throws(DeliveryStoreError) -> ConvoPage {
+    public func listConvos(for did: DID, limit: Int = 50, cursor: String? = nil) throws(DeliveryStoreError) -> ConvoPage {
         try run { transaction throws(DeliveryStoreError) in try transaction.listConvos(for: did, limit: limit, cursor: cursor) }
     }
 
@@ -33,15 +34,15 @@ extension DeliveryStore {
         try run { transaction throws(DeliveryStoreError) in try transaction.members(convoID: convoID, includeLeft: includeLeft) }
     }
 
-    public func isMember(convoID: String, did: String) throws(DeliveryStoreError) -> Bool {
+    public func isMember(convoID: String, did: DID) throws(DeliveryStoreError) -> Bool {
         try run { transaction throws(DeliveryStoreError) in try transaction.isMember(convoID: convoID, did: did) }
     }
 
-    public func memberRole(convoID: String, did: String) throws(DeliveryStoreError) -> MemberRole? {
+    public func memberRole(convoID: String, did: DID) throws(DeliveryStoreError) -> MemberRole? {
         try run { transaction throws(DeliveryStoreError) in try transaction.memberRole(convoID: convoID, did: did) }
     }
 
-    public func setAdmin(convoID: String, did: String, isAdmin: Bool) throws(DeliveryStoreError) {
+    public func setAdmin(convoID: String, did: DID, isAdmin: Bool) throws(DeliveryStoreError) {
         try run { transaction throws(DeliveryStoreError) in try transaction.setAdmin(convoID: convoID, did: did, isAdmin: isAdmin) }
     }
 
@@ -85,7 +86,7 @@ extension DeliveryStore {
         try run { transaction throws(DeliveryStoreError) in transaction.publishKeyPackages(packages) }
     }
 
-    public func keyPackages(for dids: [String], cipherSuite: UInt16? = nil) throws(DeliveryStoreError) -> KeyPackageSelection {
+    public func keyPackages(for dids: [DID], cipherSuite: UInt16? = nil) throws(DeliveryStoreError) -> KeyPackageSelection {
         try run { transaction throws(DeliveryStoreError) in try transaction.keyPackages(for: dids, cipherSuite: cipherSuite) }
     }
 
@@ -101,7 +102,7 @@ extension DeliveryStore {
         try run { transaction throws(DeliveryStoreError) in try transaction.keyPackages(refs: refs) }
     }
 
-    public func keyPackageStats(owner: String, cipherSuite: UInt16? = nil) throws(DeliveryStoreError) -> KeyPackageStats {
+    public func keyPackageStats(owner: DID, cipherSuite: UInt16? = nil) throws(DeliveryStoreError) -> KeyPackageStats {
         try run { transaction throws(DeliveryStoreError) in try transaction.keyPackageStats(owner: owner, cipherSuite: cipherSuite) }
     }
 
@@ -112,12 +113,12 @@ extension DeliveryStore {
 
     // MARK: Welcomes and proposals
 
-    public func welcome(convoID: String, recipient: String) throws(DeliveryStoreError) -> WelcomeRow {
+    public func welcome(convoID: String, recipient: DID) throws(DeliveryStoreError) -> WelcomeRow {
         try run { transaction throws(DeliveryStoreError) in try transaction.welcome(convoID: convoID, recipient: recipient) }
     }
 
     @discardableResult
-    public func confirmWelcome(convoID: String, recipient: String, success: Bool,
+    public func confirmWelcome(convoID: String, recipient: DID, success: Bool,
                                errorDetails: String? = nil) throws(DeliveryStoreError) -> Bool {
         try run { transaction throws(DeliveryStoreError) in
             try transaction.confirmWelcome(convoID: convoID, recipient: recipient, success: success,
@@ -137,15 +138,15 @@ extension DeliveryStore {
 
 /// Thin-mode storage registrations.
 extension DeliveryStore {
-    public func registerStorage(did: String, provider: StorageProvider) throws(DeliveryStoreError) -> StorageRegistration {
+    public func registerStorage(did: DID, provider: StorageProvider) throws(DeliveryStoreError) -> StorageRegistration {
         try run { transaction throws(DeliveryStoreError) in try transaction.registerStorage(did: did, provider: provider) }
     }
 
-    public func storage(did: String) throws(DeliveryStoreError) -> StorageRegistration? {
+    public func storage(did: DID) throws(DeliveryStoreError) -> StorageRegistration? {
         try run { transaction throws(DeliveryStoreError) in try transaction.storage(did: did) }
     }
 
-    public func recipients(convoID: String, excluding senderDID: String) throws(DeliveryStoreError) -> [MessageRecipient] {
+    public func recipients(convoID: String, excluding senderDID: DID) throws(DeliveryStoreError) -> [MessageRecipient] {
         try run { transaction throws(DeliveryStoreError) in try transaction.recipients(convoID: convoID, excluding: senderDID) }
     }
 }

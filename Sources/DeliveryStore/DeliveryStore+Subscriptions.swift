@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -16,7 +17,7 @@ public struct SubscribedConvo: Sendable, Equatable {
 /// membership events sit in their logs.
 extension DeliveryStore {
     /// The conversations `did` is a current member of, with their newest event_seq.
-    public func currentConvos(of did: String) throws(DeliveryStoreError) -> [SubscribedConvo] {
+    public func currentConvos(of did: DID) throws(DeliveryStoreError) -> [SubscribedConvo] {
         try run { transaction throws(DeliveryStoreError) in
             try guarded {
                 try transaction.connection.query("""
@@ -31,7 +32,7 @@ extension DeliveryStore {
     }
 
     /// Conversations `did` had a leaf in and has none in now.
-    public func formerConvos(of did: String) throws(DeliveryStoreError) -> [String] {
+    public func formerConvos(of did: DID) throws(DeliveryStoreError) -> [String] {
         try run { transaction throws(DeliveryStoreError) in
             try guarded {
                 try transaction.connection.query("""

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -44,16 +45,7 @@ public final class DeliveryStore: Sendable {
     }
 
     /// A conversation's id: the lowercase hex of its MLS group_id.
-    public static func convoID(forGroupID groupID: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(groupID.count * 2)
-        for byte in groupID {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    public static func convoID(forGroupID groupID: [UInt8]) -> String { Hex.encode(groupID) }
 
     /// Runs `body` in one READ COMMITTED transaction and commits it if `body` returns. `body` may
     /// run again after a deadlock or serialization failure, so keep side effects other than SQL

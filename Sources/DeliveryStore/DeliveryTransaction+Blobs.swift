@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -17,7 +18,7 @@ enum BlobLock {
 
 extension DeliveryTransaction {
     /// Bytes `ownerDID` stores in blobs (every upload counts, deduplicated or not).
-    public func blobBytesUsed(ownerDID: String) throws(DeliveryStoreError) -> Int64 {
+    public func blobBytesUsed(ownerDID: DID) throws(DeliveryStoreError) -> Int64 {
         try guarded {
             let rows = try connection.query("SELECT coalesce(sum(size), 0)::bigint AS used FROM blobs WHERE owner_did = $1",
                                              [ownerDID])

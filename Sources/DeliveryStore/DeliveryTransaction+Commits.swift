@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -33,7 +34,7 @@ extension DeliveryTransaction {
 
             let msgID = application.msgID ?? "commit-\(application.commitEpoch)"
             let seq = try appendCommitMessage(convoID: convoID, msgID: msgID, epoch: application.commitEpoch,
-                                              senderDID: application.senderDID, commit: application.commit)
+                                              senderDID: application.senderDID.rawValue, commit: application.commit)
             try connection.execute("""
                 UPDATE convos SET epoch = $2, public_state = $3,
                     group_info = coalesce($4, group_info),
@@ -47,7 +48,7 @@ extension DeliveryTransaction {
             try dropCoveredProposals(convoID, refs: application.coveredProposalRefs)
 
             var events: [PendingEvent] = [.message(seq: seq, msgID: msgID, epoch: application.commitEpoch,
-                                                   sender: application.senderDID, kind: .commit)]
+                                                   sender: application.senderDID.rawValue, kind: .commit)]
             events += diff.changes.map(PendingEvent.membership)
             events.append(.epochAdvanced(epoch: newEpoch, commitSeq: seq))
             try appendEvents(convoID, events)

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -17,7 +18,7 @@ extension DeliveryTransaction {
             }
             let diff = try MemberDiff(current: [], next: creation.members, departures: [:], epoch: creation.epoch)
             let dids = Set(creation.members.map(\.did))
-            guard dids.contains(creation.creatorDID) else {
+            guard dids.contains(creation.creatorDID.rawValue) else {
                 throw DeliveryStoreError.invalidArgument("the creator holds no leaf")
             }
             try checkRecipients(creation.welcomes, creation.consumedKeyPackages, in: dids)
@@ -32,7 +33,7 @@ extension DeliveryTransaction {
                       creation.groupInfo, creation.creatorDID, creation.name, creation.description])
             guard !inserted.isEmpty else { throw DeliveryStoreError.convoAlreadyExists }
 
-            try insertMembers(convoID, diff.joined, epoch: creation.epoch, admins: [creation.creatorDID])
+            try insertMembers(convoID, diff.joined, epoch: creation.epoch, admins: [creation.creatorDID.rawValue])
             try consumeKeyPackages(creation.consumedKeyPackages, convoID: convoID)
             try storeWelcomes(convoID, creation.welcomes, epoch: creation.epoch)
             var events: [PendingEvent] = []
@@ -40,8 +41,8 @@ extension DeliveryTransaction {
                 let commitEpoch = creation.epoch - 1
                 let msgID = "commit-\(commitEpoch)"
                 let seq = try appendCommitMessage(convoID: convoID, msgID: msgID, epoch: commitEpoch,
-                                                  senderDID: creation.creatorDID, commit: commit)
-                events.append(.message(seq: seq, msgID: msgID, epoch: commitEpoch, sender: creation.creatorDID,
+                                                  senderDID: creation.creatorDID.rawValue, commit: commit)
+                events.append(.message(seq: seq, msgID: msgID, epoch: commitEpoch, sender: creation.creatorDID.rawValue,
                                        kind: .commit))
             }
             events += diff.changes.map(PendingEvent.membership)
@@ -67,7 +68,7 @@ extension DeliveryTransaction {
     /// The conversations `did` is a current member of, most recently active first (last message,
     /// else creation), with their current members. `cursor` continues after a previous page;
     /// `invalidCursor` for one this store did not produce.
-    public func listConvos(for did: String, limit: Int = 50, cursor: String? = nil) throws(DeliveryStoreError) -> ConvoPage {
+    public func listConvos(for did: DID, limit: Int = 50, cursor: String? = nil) throws(DeliveryStoreError) -> ConvoPage {
         try guarded {
             guard limit >= 1, limit <= 1000 else { throw DeliveryStoreError.invalidArgument("limit 1…1000") }
             let after = try cursor.map { text throws(DeliveryStoreError) in try ConvoCursor(parsing: text) }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -9,15 +10,15 @@ extension DeliveryTransaction {
     /// lock on the owner) so concurrent ones cannot pass the limit together.
     public func publishKeyPackage(_ package: NewKeyPackage) throws(DeliveryStoreError) -> PublishedKeyPackage {
         try guarded {
-            guard !package.ref.isEmpty, !package.keyPackage.isEmpty, !package.ownerDID.isEmpty else {
-                throw DeliveryStoreError.invalidArgument("empty key package, ref or owner")
+            guard !package.ref.isEmpty, !package.keyPackage.isEmpty else {
+                throw DeliveryStoreError.invalidArgument("empty key package or ref")
             }
-            try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", ["key_packages " + package.ownerDID])
+            try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", ["key_packages " + package.ownerDID.rawValue])
             let existing = try connection.query("""
                 SELECT owner_did, consumed_at, expires_at FROM key_packages WHERE key_package_ref = $1
                 """, [package.ref])
             if let row = existing.first {
-                guard try row.string("owner_did") == package.ownerDID, try row.isNull("consumed_at") else {
+                guard try row.string("owner_did") == package.ownerDID.rawValue, try row.isNull("consumed_at") else {
                     throw DeliveryStoreError.duplicateKeyPackage
                 }
                 return PublishedKeyPackage(ref: package.ref, expiresAt: try row.date("expires_at"), duplicate: true)
@@ -49,10 +50,10 @@ extension DeliveryTransaction {
     /// One unconsumed, unexpired package per DID (the oldest, so packages are used before they
     /// expire), optionally of one suite. Does not consume: concurrent callers may get the same
     /// package, and only the first commit that adds it consumes it.
-    public func keyPackages(for dids: [String], cipherSuite: UInt16? = nil) throws(DeliveryStoreError) -> KeyPackageSelection {
+    public func keyPackages(for dids: [DID], cipherSuite: UInt16? = nil) throws(DeliveryStoreError) -> KeyPackageSelection {
         try guarded {
             var unique: [String] = []
-            for did in dids where !unique.contains(did) { unique.append(did) }
+            for did in dids where !unique.contains(did.rawValue) { unique.append(did.rawValue) }
             let rows = try connection.query("""
                 SELECT DISTINCT ON (owner_did) \(StoredKeyPackage.columns) FROM key_packages
                 WHERE owner_did = ANY($1) AND consumed_at IS NULL AND expires_at > clock_timestamp()
@@ -101,7 +102,7 @@ extension DeliveryTransaction {
     }
 
     /// Counts for one owner, optionally for one suite.
-    public func keyPackageStats(owner: String, cipherSuite: UInt16? = nil) throws(DeliveryStoreError) -> KeyPackageStats {
+    public func keyPackageStats(owner: DID, cipherSuite: UInt16? = nil) throws(DeliveryStoreError) -> KeyPackageStats {
         try guarded {
             let rows = try connection.query("""
                 SELECT cipher_suite,

@@ -1,14 +1,15 @@
+import Basics
 import Foundation
 import Store
 
 extension DeliveryTransaction {
     /// Whether `did` holds at least one current leaf.
-    public func isMember(convoID: String, did: String) throws(DeliveryStoreError) -> Bool {
+    public func isMember(convoID: String, did: DID) throws(DeliveryStoreError) -> Bool {
         try memberRole(convoID: convoID, did: did) != nil
     }
 
     /// `did`'s role, or nil if it holds no current leaf; admin if any of its leaves is.
-    public func memberRole(convoID: String, did: String) throws(DeliveryStoreError) -> MemberRole? {
+    public func memberRole(convoID: String, did: DID) throws(DeliveryStoreError) -> MemberRole? {
         try guarded {
             let rows = try connection.query("""
                 SELECT bool_or(is_admin) AS admin FROM members WHERE convo_id = $1 AND did = $2 AND left_at IS NULL
@@ -31,7 +32,7 @@ extension DeliveryTransaction {
     }
 
     /// Grants or revokes admin on every current leaf of `did`; `notMember` if it has none.
-    public func setAdmin(convoID: String, did: String, isAdmin: Bool) throws(DeliveryStoreError) {
+    public func setAdmin(convoID: String, did: DID, isAdmin: Bool) throws(DeliveryStoreError) {
         try guarded {
             _ = try lockConvo(convoID)
             let changed = try connection.execute("""

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -20,7 +21,7 @@ extension DeliveryTransaction {
                 SELECT seq, created_at, epoch, sender_did FROM messages WHERE convo_id = $1 AND msg_id = $2
                 """, [message.convoID, message.msgID])
             if let first = existing.first {
-                guard try first.string("sender_did") == message.senderDID else { throw DeliveryStoreError.messageIDConflict }
+                guard try first.string("sender_did") == message.senderDID.rawValue else { throw DeliveryStoreError.messageIDConflict }
                 return AppendedMessage(seq: try first.int64("seq"), receivedAt: try first.date("created_at"),
                                        epoch: try first.int64("epoch"), duplicate: true)
             }
@@ -49,7 +50,7 @@ extension DeliveryTransaction {
                 """, [message.convoID, seq, message.msgID, message.epoch, message.senderDID, ciphertext, hash,
                       Int32(size), message.paddedSize.map { Int32($0) }, receivedAt])
             try appendEvents(message.convoID, [.message(seq: seq, msgID: message.msgID, epoch: message.epoch,
-                                                        sender: message.senderDID, kind: .app)])
+                                                        sender: message.senderDID.rawValue, kind: .app)])
             return AppendedMessage(seq: seq, receivedAt: receivedAt, epoch: message.epoch, duplicate: false)
         }
     }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -9,14 +10,14 @@ public struct PendingProposal: Sendable, Equatable {
     /// RFC 9420 §5.2 ProposalRef.
     public var ref: [UInt8]
     public var senderLeaf: UInt32?
-    public var senderDID: String
+    public var senderDID: DID
     /// The proposal type, e.g. `remove`.
     public var kind: String
     /// The PublicMessage bytes.
     public var proposal: [UInt8]
     public var createdAt: Date
 
-    public init(convoID: String, epoch: Int64, ref: [UInt8], senderLeaf: UInt32?, senderDID: String, kind: String,
+    public init(convoID: String, epoch: Int64, ref: [UInt8], senderLeaf: UInt32?, senderDID: DID, kind: String,
                 proposal: [UInt8], createdAt: Date = Date()) {
         self.convoID = convoID
         self.epoch = epoch
@@ -53,7 +54,7 @@ extension DeliveryTransaction {
                       proposal.senderDID, proposal.kind, proposal.proposal])
             guard inserted > 0 else { return false }
             // Members learn of the proposal as a message, so that any of them can commit it by reference.
-            let msgID = "proposal-" + proposal.ref.prefix(16).map { String(format: "%02x", $0) }.joined()
+            let msgID = "proposal-" + Hex.encode(Array(proposal.ref.prefix(16)))
             let (seq, at) = try nextSeq(proposal.convoID, touch: false)
             try connection.execute("""
                 INSERT INTO messages (convo_id, seq, msg_id, epoch, message_type, sender_did, ciphertext, size, created_at)
@@ -61,7 +62,7 @@ extension DeliveryTransaction {
                 """, [proposal.convoID, seq, msgID, proposal.epoch, proposal.senderDID, proposal.proposal,
                       Int32(clamping: proposal.proposal.count), at])
             try appendEvents(proposal.convoID, [.message(seq: seq, msgID: msgID, epoch: proposal.epoch,
-                                                         sender: proposal.senderDID, kind: .proposal)])
+                                                         sender: proposal.senderDID.rawValue, kind: .proposal)])
             return true
         }
     }
@@ -81,7 +82,7 @@ extension DeliveryTransaction {
                 }
                 return PendingProposal(convoID: try row.string("convo_id"), epoch: try row.int64("epoch"),
                                        ref: try row.bytes("proposal_ref"), senderLeaf: leaf,
-                                       senderDID: try row.string("sender_did"), kind: try row.string("kind"),
+                                       senderDID: try row.did("sender_did"), kind: try row.string("kind"),
                                        proposal: try row.bytes("proposal"), createdAt: try row.date("created_at"))
             }
         }

@@ -1,12 +1,12 @@
+import Basics
 import Foundation
 import Store
 
 extension DeliveryTransaction {
     /// Records `did`'s storage, replacing any earlier registration. The caller validates the
     /// values; the table's checks (provider, endpoint length, config size) are the backstop.
-    public func registerStorage(did: String, provider: StorageProvider) throws(DeliveryStoreError) -> StorageRegistration {
+    public func registerStorage(did: DID, provider: StorageProvider) throws(DeliveryStoreError) -> StorageRegistration {
         try guarded {
-            guard !did.isEmpty else { throw DeliveryStoreError.invalidArgument("empty DID") }
             let rows = try connection.query("""
                 INSERT INTO user_storage (did, provider, endpoint, config, registered_at)
                 VALUES ($1, $2, $3, $4::jsonb, clock_timestamp())
@@ -20,7 +20,7 @@ extension DeliveryTransaction {
     }
 
     /// `did`'s registration, or nil.
-    public func storage(did: String) throws(DeliveryStoreError) -> StorageRegistration? {
+    public func storage(did: DID) throws(DeliveryStoreError) -> StorageRegistration? {
         try guarded {
             let rows = try connection.query("SELECT \(StorageRegistration.columns) FROM user_storage WHERE did = $1", [did])
             return try rows.first.map(StorageRegistration.init(row:))
@@ -29,7 +29,7 @@ extension DeliveryTransaction {
 
     /// The conversation's current members other than `senderDID`, one entry per DID (however many
     /// leaves it holds), ordered by DID, each with its storage registration if any.
-    public func recipients(convoID: String, excluding senderDID: String) throws(DeliveryStoreError) -> [MessageRecipient] {
+    public func recipients(convoID: String, excluding senderDID: DID) throws(DeliveryStoreError) -> [MessageRecipient] {
         try guarded {
             let rows = try connection.query("""
                 SELECT m.did, s.provider, s.endpoint, s.config::text AS config

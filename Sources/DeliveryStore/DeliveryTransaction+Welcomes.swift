@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -17,7 +18,7 @@ extension DeliveryTransaction {
     /// The newest Welcome for `recipient` that is neither confirmed nor reported failed; fetching
     /// does not consume it. `welcomeStale` if there is one but the recipient is no longer a
     /// member (removed since), `welcomeNotFound` if there is none.
-    public func welcome(convoID: String, recipient: String) throws(DeliveryStoreError) -> WelcomeRow {
+    public func welcome(convoID: String, recipient: DID) throws(DeliveryStoreError) -> WelcomeRow {
         try guarded {
             let rows = try connection.query("""
                 SELECT convo_id, recipient_did, id, welcome, key_package_ref, epoch, created_at FROM welcomes
@@ -36,7 +37,7 @@ extension DeliveryTransaction {
     /// Marks every open Welcome of `recipient` in the conversation as confirmed (`success`) or
     /// failed with `errorDetails`. Returns false if there was none open (e.g. a repeated confirm).
     @discardableResult
-    public func confirmWelcome(convoID: String, recipient: String, success: Bool,
+    public func confirmWelcome(convoID: String, recipient: DID, success: Bool,
                                errorDetails: String? = nil) throws(DeliveryStoreError) -> Bool {
         try guarded {
             let changed = try connection.execute("""

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Store
 
@@ -39,7 +40,7 @@ extension DeliveryStore {
     /// A body that throws stores nothing, so the request can be retried; its error is rethrown
     /// as it is (Store errors become `DeliveryStoreError.database`).
     public func idempotent(
-        caller: String, method: String, key: String, _ body: (DeliveryTransaction) throws -> StoredResponse
+        caller: DID, method: String, key: String, _ body: (DeliveryTransaction) throws -> StoredResponse
     ) throws -> IdempotentOutcome {
         try transaction { transaction in
             if let stored = try transaction.claimIdempotencyKey(caller: caller, method: method, key: key) {
@@ -67,7 +68,7 @@ extension DeliveryStore {
 extension DeliveryTransaction {
     /// Claims the key for this transaction, or returns the response stored under it. A record
     /// past the lifetime is claimed afresh.
-    func claimIdempotencyKey(caller: String, method: String, key: String) throws -> StoredResponse? {
+    func claimIdempotencyKey(caller: DID, method: String, key: String) throws -> StoredResponse? {
         let claimed = try connection.query("""
             INSERT INTO idempotency AS i (caller_did, method, key) VALUES ($1, $2, $3)
             ON CONFLICT (caller_did, method, key) DO UPDATE
@@ -85,7 +86,7 @@ extension DeliveryTransaction {
         return StoredResponse(status: status, body: try row.optionalBytes("response_body") ?? [])
     }
 
-    func storeIdempotentResponse(caller: String, method: String, key: String, _ response: StoredResponse) throws {
+    func storeIdempotentResponse(caller: DID, method: String, key: String, _ response: StoredResponse) throws {
         try connection.execute("""
             UPDATE idempotency SET response_status = $4, response_body = $5
             WHERE caller_did = $1 AND method = $2 AND key = $3

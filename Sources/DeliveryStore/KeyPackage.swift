@@ -1,8 +1,9 @@
+import Basics
 import Foundation
 
 /// A KeyPackage the caller validated (signatures, lifetime, suite, identity = owner), to store.
 public struct NewKeyPackage: Sendable, Equatable {
-    public var ownerDID: String
+    public var ownerDID: DID
     public var cipherSuite: UInt16
     /// The MLSMessage bytes as published.
     public var keyPackage: [UInt8]
@@ -12,7 +13,7 @@ public struct NewKeyPackage: Sendable, Equatable {
     /// When the service drops it (never past the package's own not_after).
     public var expiresAt: Date
 
-    public init(ownerDID: String, cipherSuite: UInt16, keyPackage: [UInt8], ref: [UInt8], credentialIdentity: String,
+    public init(ownerDID: DID, cipherSuite: UInt16, keyPackage: [UInt8], ref: [UInt8], credentialIdentity: String,
                 expiresAt: Date) {
         self.ownerDID = ownerDID
         self.cipherSuite = cipherSuite

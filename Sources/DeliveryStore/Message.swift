@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// What a message row holds.
@@ -25,11 +26,11 @@ public struct NewMessage: Sendable, Equatable {
     public var msgID: String
     /// The epoch from the PrivateMessage header.
     public var epoch: Int64
-    public var senderDID: String
+    public var senderDID: DID
     public var content: MessageContent
     public var paddedSize: Int?
 
-    public init(convoID: String, msgID: String, epoch: Int64, senderDID: String, content: MessageContent,
+    public init(convoID: String, msgID: String, epoch: Int64, senderDID: DID, content: MessageContent,
                 paddedSize: Int? = nil) {
         self.convoID = convoID
         self.msgID = msgID

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Typed access to the fields of a vector case, failing the case with a clear message.
@@ -33,26 +34,8 @@ public enum VectorJSON {
     }
 
     public static func bytes(fromHex string: String) throws -> [UInt8] {
-        let utf8 = Array(string.utf8)
-        guard utf8.count % 2 == 0 else { throw VectorMismatch("odd-length hex") }
-        var out = [UInt8]()
-        out.reserveCapacity(utf8.count / 2)
-        var i = 0
-        while i < utf8.count {
-            guard let high = nibble(utf8[i]), let low = nibble(utf8[i + 1]) else { throw VectorMismatch("bad hex digit") }
-            out.append(high << 4 | low)
-            i += 2
-        }
-        return out
-    }
-
-    static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: return c - 0x30
-        case 0x61...0x66: return c - 0x61 + 10
-        case 0x41...0x46: return c - 0x41 + 10
-        default: return nil
-        }
+        guard let bytes = Hex.decode(string) else { throw VectorMismatch("malformed hex") }
+        return bytes
     }
 
     /// Throws unless `actual == expected`, naming the field.
@@ -62,5 +45,5 @@ public enum VectorJSON {
 }
 
 extension Array where Element == UInt8 {
-    public var hexString: String { map { String(format: "%02x", $0) }.joined() }
+    public var hexString: String { Hex.encode(self) }
 }

@@ -2,9 +2,9 @@ import Foundation
 import CLibPQ
 
 /// Parses connection strings with `PQconninfoParse` (URI or key=value form).
-enum LibPQConnectionInfo {
+public enum LibPQConnectionInfo {
     /// The options the string sets, in libpq's keyword order. Throws for a malformed string.
-    static func parse(_ connectionString: String) throws(StoreError) -> [(String, String)] {
+    public static func parse(_ connectionString: String) throws(StoreError) -> [(String, String)] {
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(connectionString, &errorMessage) else {
             defer { if let errorMessage { PQfreemem(errorMessage) } }
@@ -22,7 +22,7 @@ enum LibPQConnectionInfo {
     }
 
     /// A key=value connection string, quoting each value as libpq requires.
-    static func keyValueString(_ pairs: [(String, String)]) -> String {
+    public static func keyValueString(_ pairs: [(String, String)]) -> String {
         pairs.map { key, value in
             let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
             return "\(key)='\(escaped)'"

@@ -7,7 +7,8 @@ let configuration: ServiceConfiguration
 do {
     configuration = try ServiceConfiguration.fromEnvironment()
 } catch {
-    FileHandle.standardError.write(Data("catbird-mls-server: \(error)\n".utf8))
+    // One line naming the variable; the service does not start on a half-understood configuration.
+    FileHandle.standardError.write(Data("catbird-mls-server: refusing to start: \(error)\n".utf8))
     exit(2)
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Lexicon
 import MLSClient
 
 /// `create`.

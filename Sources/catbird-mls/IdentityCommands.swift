@@ -32,7 +32,7 @@ struct Init: AsyncParsableCommand {
         MLS cipher suite of this user's KeyPackages and groups: a name such as \
         MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519 (the Catbird app's), a decimal id, or 0x004D.
         """)
-    var suite: String = CipherSuiteNames.name(MLSClientIdentity.defaultSuite)
+    var suite: String = MLSClientIdentity.defaultSuite.name
 
     func validate() throws {
         if (did == nil) != (token == nil) { throw ValidationError("--did and --token go together") }
@@ -43,7 +43,7 @@ struct Init: AsyncParsableCommand {
     /// --suite as a name, a decimal id or a 0x-prefixed hex id.
     func cipherSuite() throws -> CipherSuite {
         let hex = suite.lowercased().hasPrefix("0x") ? UInt16(suite.dropFirst(2), radix: 16).flatMap(CipherSuite.init(rawValue:)) : nil
-        guard let chosen = hex ?? CipherSuiteNames.suite(named: suite) else {
+        guard let chosen = hex ?? CipherSuite(name: suite) else {
             throw ValidationError("unknown cipher suite \(suite)")
         }
         return chosen

@@ -1,3 +1,4 @@
+import Basics
 import XCTest
 import Primitives
 @testable import ATProto

@@ -1,3 +1,4 @@
+import Basics
 import TestSupport
 import XCTest
 import Primitives
@@ -118,21 +119,5 @@ final class DIDResolverTests: XCTestCase {
     func testDocumentURLs() throws {
         XCTAssertEqual(resolver.documentURL(for: try DID("did:web:pds.Example.com")), "https://pds.example.com/.well-known/did.json")
         XCTAssertEqual(resolver.documentURL(for: did), "\(plc.baseURL)/\(did)")
-    }
-
-    func testConfigurationFromEnvironment() {
-        let defaults = ServiceAuthConfiguration.fromEnvironment(["SERVICE_DID": "did:web:mls.example.com"])
-        XCTAssertEqual(defaults.plcURL, "https://plc.directory")
-        XCTAssertFalse(defaults.allowPrivateAddresses)
-        XCTAssertTrue(defaults.requireLowS)
-        XCTAssertEqual(defaults.audiences, ["did:web:mls.example.com", "did:web:mls.example.com#atproto_mls"])
-        XCTAssertEqual(defaults.clockSkew, 60)
-        XCTAssertEqual(defaults.maxTokenLifetime, 3600)
-        let custom = ServiceAuthConfiguration.fromEnvironment([
-            "SERVICE_DID": "did:web:x.com", "PLC_URL": "http://127.0.0.1:9", "DID_RESOLVER_ALLOW_PRIVATE": "1", "AUTH_REQUIRE_LOW_S": "0",
-        ])
-        XCTAssertEqual(custom.plcURL, "http://127.0.0.1:9")
-        XCTAssertTrue(custom.allowPrivateAddresses)
-        XCTAssertFalse(custom.requireLowS)
     }
 }

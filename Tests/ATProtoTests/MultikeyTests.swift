@@ -1,3 +1,4 @@
+import Basics
 import XCTest
 import Primitives
 @testable import ATProto
@@ -76,14 +77,4 @@ final class MultikeyTests: XCTestCase {
     }
 }
 
-func hex(_ string: String) -> [UInt8]? {
-    var bytes: [UInt8] = []
-    var index = string.startIndex
-    while index < string.endIndex {
-        let next = string.index(index, offsetBy: 2, limitedBy: string.endIndex) ?? string.endIndex
-        guard let byte = UInt8(string[index..<next], radix: 16) else { return nil }
-        bytes.append(byte)
-        index = next
-    }
-    return bytes
-}
+func hex(_ string: String) -> [UInt8]? { Hex.decode(string) }

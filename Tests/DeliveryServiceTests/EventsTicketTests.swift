@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 @testable import DeliveryService
 import Foundation
 import Primitives

@@ -78,23 +78,6 @@ final class MessageRetentionTests: XCTestCase {
         XCTAssertEqual(try flow.sync(bob, convo), ["after the purge"])
     }
 
-    func test_settings_fromEnvironment() throws {
-        XCTAssertEqual(try RetentionJob.Settings.fromEnvironment([:]), RetentionJob.Settings())
-        let custom = try RetentionJob.Settings.fromEnvironment([
-            "MESSAGE_TTL_DAYS": "7", "RETENTION_KEEP_COMMIT_EPOCHS": "0", "RETENTION_BATCH_SIZE": "500",
-            "RETENTION_INTERVAL_SECONDS": "60",
-        ])
-        XCTAssertEqual(custom.ttlDays, 7)
-        XCTAssertEqual(custom.keepCommitEpochs, 0)
-        XCTAssertEqual(custom.batchSize, 500)
-        XCTAssertEqual(custom.interval, 60)
-        XCTAssertEqual(try RetentionJob.Settings.fromEnvironment(["MESSAGE_TTL_DAYS": "0"]).ttlDays, 0)
-        for (name, value) in [("MESSAGE_TTL_DAYS", "-1"), ("MESSAGE_TTL_DAYS", "thirty"), ("RETENTION_BATCH_SIZE", "0"),
-                              ("RETENTION_KEEP_COMMIT_EPOCHS", "-2"), ("RETENTION_INTERVAL_SECONDS", "0")] {
-            XCTAssertThrowsError(try RetentionJob.Settings.fromEnvironment([name: value]), "\(name)=\(value)")
-        }
-    }
-
     func test_disabledRetention_deletesNothing() throws {
         let fixture = try ServiceHarness(environment: ["MESSAGE_TTL_DAYS": "0"])
         defer { fixture.shutdown() }

@@ -6,28 +6,20 @@ import Synchronization
 import ATProto
 import DeliveryService
 
-/// AUTH.md check 9 against a real PostgreSQL (end to end: RequestValidationTests.test_replayedToken_is401) (DATABASE_URL), with the project's migrations applied.
+/// AUTH.md check 9 against a real PostgreSQL (end to end: RequestValidationTests.test_replayedToken_is401), on a fresh
+/// migrated schema.
 final class PostgresReplayStoreTests: XCTestCase {
-    private static let migrations = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("migrations")
-
-    private var database: Database!
+    private var namespace: TestDatabase!
     private let clock = TestClock()
     private var store: PostgresReplayStore!
 
     override func setUpWithError() throws {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-            XCTFail("DATABASE_URL is not set; start one with scripts/pg.sh start .data/pg")
-            throw CocoaError(.featureUnsupported)
-        }
-        database = try Database(url: url, poolSize: 4)
-        try Migrator(directory: Self.migrations).migrate(database)
-        store = PostgresReplayStore(database: database, clock: clock.closure)
+        namespace = try TestDatabase(.schema, prefix: "replaytest", poolSize: 4, migrate: true)
+        store = PostgresReplayStore(database: namespace.database, clock: clock.closure)
     }
 
     override func tearDown() {
-        database?.close()
+        namespace?.drop()
     }
 
     private var iss: String { TestIdentity().did.rawValue }
@@ -51,7 +43,7 @@ final class PostgresReplayStoreTests: XCTestCase {
         XCTAssertTrue(try store.remember(iss: issuer, jti: "short", until: clock.now.addingTimeInterval(10)))
         let deleted = try store.deleteExpired(now: clock.now.addingTimeInterval(30))
         XCTAssertGreaterThanOrEqual(deleted, 1)
-        let rows = try database.query("SELECT jti FROM auth_replay WHERE iss = $1 ORDER BY jti", [issuer])
+        let rows = try namespace.database.query("SELECT jti FROM auth_replay WHERE iss = $1 ORDER BY jti", [issuer])
         XCTAssertEqual(try rows.map { try $0.string("jti") }, ["old"])
     }
 

@@ -82,46 +82,6 @@ final class RateLimitUnitTests: XCTestCase {
         }
     }
 
-    func test_configurationFromEnvironment() throws {
-        let defaults = try RateLimitConfiguration(environment: [:])
-        XCTAssertTrue(defaults.enabled)
-        XCTAssertEqual(defaults.perIP, RateLimitConfiguration.defaultIPRule)
-        XCTAssertEqual(defaults.perDID[.send], RateLimitClass.send.defaultRule)
-
-        let custom = try RateLimitConfiguration(environment: [
-            "RATE_LIMIT_SEND": "1,2", "RATE_LIMIT_READ": "off", "RATE_LIMIT_IP": "3,4",
-            "TRUSTED_PROXIES": "10.0.0.0/8, ::1",
-        ])
-        XCTAssertEqual(custom.perDID[.send], RateLimitRule(ratePerSecond: 1, burst: 2))
-        XCTAssertNil(custom.perDID[.read])
-        XCTAssertEqual(custom.perIP, RateLimitRule(ratePerSecond: 3, burst: 4))
-        XCTAssertEqual(custom.trustedProxies.networks.count, 2)
-
-        // What the environment does not name keeps the value set in code.
-        var base = RateLimitConfiguration()
-        base.perDID[.send] = RateLimitRule(ratePerSecond: 7, burst: 8)
-        let merged = try RateLimitConfiguration(environment: ["RATE_LIMIT_READ": "1,1"], base: base)
-        XCTAssertEqual(merged.perDID[.send], RateLimitRule(ratePerSecond: 7, burst: 8))
-        XCTAssertEqual(merged.perDID[.read], RateLimitRule(ratePerSecond: 1, burst: 1))
-        var service = ServiceConfiguration()
-        service.rateLimits.enabled = false
-        service.headerReadTimeout = 3
-        try service.applyOperationalSettings(from: ["IDLE_TIMEOUT": "5"])
-        XCTAssertFalse(service.rateLimits.enabled)
-        XCTAssertEqual(service.headerReadTimeout, 3)
-        XCTAssertEqual(service.idleTimeout, 5)
-        XCTAssertThrowsError(try service.applyOperationalSettings(from: ["HEADER_READ_TIMEOUT": "0"]))
-        XCTAssertThrowsError(try service.applyOperationalSettings(from: ["MAX_CONNECTIONS": "-1"]))
-
-        XCTAssertFalse(try RateLimitConfiguration(environment: ["RATE_LIMIT_ENABLED": "0"]).enabled)
-        XCTAssertThrowsError(try RateLimitConfiguration(environment: ["RATE_LIMIT_ENABLED": "maybe"]))
-        XCTAssertThrowsError(try RateLimitConfiguration(environment: ["RATE_LIMIT_MEMBERSHIP": "fast"]))
-        XCTAssertThrowsError(try RateLimitConfiguration(environment: ["TRUSTED_PROXIES": "10.0.0.0/33"]))
-        XCTAssertThrowsError(try ServiceConfiguration.fromEnvironment(["RATE_LIMIT_IP": "1"])) { error in
-            XCTAssertEqual(error as? ServiceConfiguration.ConfigurationError, .invalid("RATE_LIMIT_IP", "1"))
-        }
-    }
-
     func test_disabledLimitsAllowEverything() {
         var configuration = RateLimitConfiguration()
         configuration.enabled = false

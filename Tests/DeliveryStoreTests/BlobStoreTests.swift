@@ -1,6 +1,7 @@
 import DeliveryStore
 import Foundation
 import Store
+import TestSupport
 import XCTest
 
 /// The blob rows: quota-checked inserts, attachment links, the purge of unlinked blobs and the
@@ -10,7 +11,7 @@ final class BlobStoreTests: StoreTestCase {
 
     func newBlob(_ convo: String, owner: String = "alice", size: Int64 = 100, sha256: [UInt8]? = nil) -> NewBlob {
         NewBlob(blobID: blobID(), sha256: sha256 ?? (0..<32).map { _ in UInt8.random(in: 0...255) }, size: size,
-                ownerDID: did(owner), convoID: convo, mimeType: "application/octet-stream")
+                ownerDID: user(owner), convoID: convo, mimeType: "application/octet-stream")
     }
 
     func test_insert_countsTheOwnersBytes_andRefusesPastTheQuota_beforePlacing() throws {
@@ -25,8 +26,8 @@ final class BlobStoreTests: StoreTestCase {
         XCTAssertEqual(placed, 1, "a refused upload is never moved into place")
         _ = try store.insertBlob(newBlob(convo, size: 400), quota: 1000) { placed += 1 }
         _ = try store.insertBlob(newBlob(convo, owner: "bob", size: 1000), quota: 1000) {}
-        XCTAssertEqual(try store.blobBytesUsed(ownerDID: did("alice")), 1000)
-        XCTAssertEqual(try store.blobBytesUsed(ownerDID: did("bob")), 1000)
+        XCTAssertEqual(try store.blobBytesUsed(ownerDID: user("alice")), 1000)
+        XCTAssertEqual(try store.blobBytesUsed(ownerDID: user("bob")), 1000)
         XCTAssertNil(try store.blob(id: blobID()))
     }
 

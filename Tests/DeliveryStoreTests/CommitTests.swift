@@ -1,6 +1,7 @@
 import DeliveryStore
 import Foundation
 import Store
+import TestSupport
 import XCTest
 
 final class CommitTests: StoreTestCase {
@@ -113,7 +114,7 @@ final class CommitTests: StoreTestCase {
         let carol = keyPackage("carol")
         _ = try store.publishKeyPackage(carol)
         XCTAssertTrue(try store.addPendingProposal(PendingProposal(convoID: convo, epoch: 2, ref: [0xee], senderLeaf: 1,
-                                                                   senderDID: did("bob"), kind: "remove", proposal: [1])))
+                                                                   senderDID: user("bob"), kind: "remove", proposal: [1])))
         let outcome = try store.applyCommit(commit(
             convo, from: 2, members: [leaf(0, "alice"), leaf(2, "carol")], departures: [1: .left],
             keyPackages: [KeyPackageUse(ref: carol.ref, ownerDID: did("carol"))],
@@ -149,16 +150,16 @@ final class CommitTests: StoreTestCase {
         XCTAssertEqual(message.msgID, "commit-2")
         XCTAssertEqual(message.epoch, 2)
         XCTAssertEqual(message.ciphertext, [0xc0, 0x11])
-        XCTAssertEqual(try store.welcome(convoID: convo, recipient: did("carol")).welcome, [0x57])
+        XCTAssertEqual(try store.welcome(convoID: convo, recipient: user("carol")).welcome, [0x57])
         XCTAssertEqual(try store.pendingProposals(convoID: convo), [])
 
         let bob = try XCTUnwrap(store.members(convoID: convo, includeLeft: true).first { $0.did == did("bob") })
         XCTAssertEqual(bob.leftReason, .left)
         XCTAssertEqual(bob.leftEpoch, 3)
         XCTAssertNotNil(bob.leftAt)
-        XCTAssertFalse(try store.isMember(convoID: convo, did: did("bob")))
-        XCTAssertEqual(try store.memberRole(convoID: convo, did: did("carol")), .member)
-        XCTAssertEqual(try store.memberRole(convoID: convo, did: did("alice")), .admin)
+        XCTAssertFalse(try store.isMember(convoID: convo, did: user("bob")))
+        XCTAssertEqual(try store.memberRole(convoID: convo, did: user("carol")), .member)
+        XCTAssertEqual(try store.memberRole(convoID: convo, did: user("alice")), .admin)
 
         // A commit without a GroupInfo keeps the old one, which is then not current.
         var next = commit(convo, from: 3, members: [leaf(0, "alice"), leaf(2, "carol")])
@@ -201,7 +202,7 @@ final class CommitTests: StoreTestCase {
         XCTAssertEqual(leaf1[0].leftEpoch, 2)
         XCTAssertEqual(leaf1[0].leftReason, .removed)
         XCTAssertNil(leaf1[1].leftAt)
-        XCTAssertTrue(try store.isMember(convoID: convo, did: did("bob")))
+        XCTAssertTrue(try store.isMember(convoID: convo, did: user("bob")))
 
         // A leaf replaced within one commit: carol out, erin in at leaf 2; alice's device 2 leaves.
         let swap = try store.applyCommit(commit(convo, from: 3, members: [
@@ -257,11 +258,11 @@ final class CommitTests: StoreTestCase {
 
     func test_setAdmin() throws {
         let convo = try makeConvo([leaf(0, "alice"), leaf(1, "bob")])
-        try store.setAdmin(convoID: convo, did: did("bob"), isAdmin: true)
-        XCTAssertEqual(try store.memberRole(convoID: convo, did: did("bob")), .admin)
-        try store.setAdmin(convoID: convo, did: did("alice"), isAdmin: false)
-        XCTAssertEqual(try store.memberRole(convoID: convo, did: did("alice")), .member)
-        XCTAssertEqual(deliveryError { try store.setAdmin(convoID: convo, did: did("zed"), isAdmin: true) }, .notMember)
-        XCTAssertNil(try store.memberRole(convoID: convo, did: did("zed")))
+        try store.setAdmin(convoID: convo, did: user("bob"), isAdmin: true)
+        XCTAssertEqual(try store.memberRole(convoID: convo, did: user("bob")), .admin)
+        try store.setAdmin(convoID: convo, did: user("alice"), isAdmin: false)
+        XCTAssertEqual(try store.memberRole(convoID: convo, did: user("alice")), .member)
+        XCTAssertEqual(deliveryError { try store.setAdmin(convoID: convo, did: user("zed"), isAdmin: true) }, .notMember)
+        XCTAssertNil(try store.memberRole(convoID: convo, did: user("zed")))
     }
 }

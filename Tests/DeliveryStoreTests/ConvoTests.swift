@@ -1,6 +1,7 @@
 import DeliveryStore
 import Foundation
 import Store
+import TestSupport
 import XCTest
 
 final class ConvoTests: StoreTestCase {
@@ -11,7 +12,7 @@ final class ConvoTests: StoreTestCase {
         let groupID: [UInt8] = [0xde, 0xad, 0x01]
         let welcome: [UInt8] = [0x77, 0x77]
         let creation = ConvoCreation(
-            groupID: groupID, cipherSuite: 3, epoch: 1, publicState: [1, 2], groupInfo: [3, 4], creatorDID: did("alice"),
+            groupID: groupID, cipherSuite: 3, epoch: 1, publicState: [1, 2], groupInfo: [3, 4], creatorDID: user("alice"),
             name: "Plans", description: "weekend", members: [leaf(0, "alice"), leaf(1, "bob"), leaf(2, "carol")],
             consumedKeyPackages: [KeyPackageUse(ref: bob.ref, ownerDID: did("bob")),
                                   KeyPackageUse(ref: carol.ref, ownerDID: did("carol"))],
@@ -36,7 +37,7 @@ final class ConvoTests: StoreTestCase {
 
         XCTAssertNotNil(try store.keyPackage(ref: bob.ref)?.consumedAt)
         XCTAssertEqual(try store.keyPackage(ref: carol.ref)?.consumedInConvo, "dead01")
-        XCTAssertEqual(try store.welcome(convoID: "dead01", recipient: did("carol")).welcome, welcome)
+        XCTAssertEqual(try store.welcome(convoID: "dead01", recipient: user("carol")).welcome, welcome)
         let commits = try store.commits(convoID: "dead01", fromEpoch: 0)
         XCTAssertEqual(commits.map(\.epoch), [0])
         XCTAssertEqual(commits.map(\.commit), [[0xc0]])
@@ -50,7 +51,7 @@ final class ConvoTests: StoreTestCase {
     func test_createConvo_rejectsDuplicatesAndBadInput_writingNothing() throws {
         let groupID: [UInt8] = [0x01, 0x02]
         let creation = ConvoCreation(groupID: groupID, cipherSuite: 1, epoch: 0, publicState: [0], groupInfo: nil,
-                                     creatorDID: did("alice"), members: [leaf(0, "alice")])
+                                     creatorDID: user("alice"), members: [leaf(0, "alice")])
         _ = try store.createConvo(creation)
         XCTAssertEqual(deliveryError { try store.createConvo(creation) }, .convoAlreadyExists)
 
@@ -102,7 +103,7 @@ final class ConvoTests: StoreTestCase {
         var cursor: String?
         var pages = 0
         repeat {
-            let page = try store.listConvos(for: did("bob"), limit: 3, cursor: cursor)
+            let page = try store.listConvos(for: user("bob"), limit: 3, cursor: cursor)
             seen += page.convos.map(\.convo.convoID)
             XCTAssertTrue(page.convos.allSatisfy { $0.members.map(\.did) == [did("alice"), did("bob")] })
             cursor = page.cursor
@@ -112,17 +113,17 @@ final class ConvoTests: StoreTestCase {
         XCTAssertEqual(seen, [ids[5], ids[2], ids[6], ids[4], ids[3], ids[1], ids[0]])
 
         // The last page has no cursor; an exact multiple of the limit ends the same way.
-        XCTAssertNil(try store.listConvos(for: did("bob"), limit: 7).cursor)
-        XCTAssertEqual(try store.listConvos(for: did("carol")).convos.count, 1)
-        XCTAssertEqual(try store.listConvos(for: did("nobody")).convos, [])
+        XCTAssertNil(try store.listConvos(for: user("bob"), limit: 7).cursor)
+        XCTAssertEqual(try store.listConvos(for: user("carol")).convos.count, 1)
+        XCTAssertEqual(try store.listConvos(for: user("nobody")).convos, [])
 
         for bad in ["", "garbage!", "djEgMTIz", "dj IgMSBhYg"] {
-            XCTAssertEqual(deliveryError { try store.listConvos(for: did("bob"), cursor: bad) }, .invalidCursor, bad)
+            XCTAssertEqual(deliveryError { try store.listConvos(for: user("bob"), cursor: bad) }, .invalidCursor, bad)
         }
 
         // A removed member no longer lists the conversation.
         _ = try store.applyCommit(commit(ids[5], from: 0, members: [leaf(0, "alice")]))
-        XCTAssertFalse(try store.listConvos(for: did("bob"), limit: 100).convos.map(\.convo.convoID).contains(ids[5]))
+        XCTAssertFalse(try store.listConvos(for: user("bob"), limit: 100).convos.map(\.convo.convoID).contains(ids[5]))
     }
 
     func test_updateGroupInfo_requiresTheCurrentEpoch() throws {

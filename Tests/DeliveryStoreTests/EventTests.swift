@@ -1,6 +1,7 @@
 import DeliveryStore
 import Foundation
 import Store
+import TestSupport
 import XCTest
 
 final class EventTests: StoreTestCase {
@@ -63,7 +64,7 @@ final class EventTests: StoreTestCase {
 
     func test_concurrentWriters_keepEventSeqDense() throws {
         let convo = try makeConvo([leaf(0, "alice")])
-        let store = self.store, sender = did("alice")
+        let store = self.store, sender = user("alice")
         runOnThreads(6) { thread in
             for index in 0..<20 {
                 _ = try? store.appendMessage(NewMessage(convoID: convo, msgID: "\(thread)-\(index)", epoch: 0,

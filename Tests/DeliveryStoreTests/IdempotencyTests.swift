@@ -1,11 +1,12 @@
 import DeliveryStore
 import Foundation
 import Store
+import TestSupport
 import XCTest
 
 final class IdempotencyTests: StoreTestCase {
     private func send(_ convo: String, msgID: String, key: String, epoch: Int64 = 0) throws -> IdempotentOutcome {
-        try store.idempotent(caller: did("alice"), method: "blue.catbird.mls.sendMessage", key: key) { transaction in
+        try store.idempotent(caller: user("alice"), method: "blue.catbird.mls.sendMessage", key: key) { transaction in
             let appended = try transaction.appendMessage(message(convo, msgID, epoch: epoch))
             return StoredResponse(status: 200, body: Array("seq=\(appended.seq)".utf8))
         }
@@ -22,7 +23,7 @@ final class IdempotencyTests: StoreTestCase {
 
         // The key is scoped by caller and method.
         XCTAssertEqual(try send(convo, msgID: "m3", key: "k2").response.body, Array("seq=2".utf8))
-        let otherMethod = try store.idempotent(caller: did("alice"), method: "other", key: "k1") { _ in
+        let otherMethod = try store.idempotent(caller: user("alice"), method: "other", key: "k1") { _ in
             StoredResponse(status: 201, body: [])
         }
         XCTAssertEqual(otherMethod, .fresh(StoredResponse(status: 201, body: [])))
@@ -30,7 +31,7 @@ final class IdempotencyTests: StoreTestCase {
 
     func test_concurrentDuplicates_applyTheEffectOnce() throws {
         let convo = try makeConvo([leaf(0, "alice")])
-        let store = self.store, sender = did("alice")
+        let store = self.store, sender = user("alice")
         let outcomes = Locked<[IdempotentOutcome]>([])
         let failures = Locked<[String]>([])
         runOnThreads(8) { thread in
@@ -53,14 +54,14 @@ final class IdempotencyTests: StoreTestCase {
 
     func test_failingBody_storesNothing_andCanBeRetried() throws {
         let convo = try makeConvo([leaf(0, "alice")], epoch: 2)
-        let stale = try? store.idempotent(caller: did("alice"), method: "send", key: "k") { transaction in
+        let stale = try? store.idempotent(caller: user("alice"), method: "send", key: "k") { transaction in
             _ = try transaction.appendMessage(message(convo, "m", epoch: 1))
             return StoredResponse(status: 200, body: [])
         }
         XCTAssertNil(stale)
         XCTAssertEqual(try fixture.count("SELECT count(*) FROM idempotency"), 0)
         struct CallerError: Error {}
-        XCTAssertThrowsError(try store.idempotent(caller: did("alice"), method: "send", key: "k") { transaction in
+        XCTAssertThrowsError(try store.idempotent(caller: user("alice"), method: "send", key: "k") { transaction in
             _ = try transaction.appendMessage(message(convo, "m", epoch: 2))
             throw CallerError()
         }) { XCTAssertTrue($0 is CallerError, "the body's own error comes back as it is") }

@@ -1,6 +1,7 @@
 import DeliveryStore
 import Foundation
 import Store
+import TestSupport
 import XCTest
 
 final class KeyPackageTests: StoreTestCase {
@@ -22,7 +23,7 @@ final class KeyPackageTests: StoreTestCase {
         XCTAssertTrue(try store.publishKeyPackage(package).duplicate)
         XCTAssertEqual(try fixture.count("SELECT count(*) FROM key_packages"), 1)
         var stolen = package
-        stolen.ownerDID = did("mallory")
+        stolen.ownerDID = user("mallory")
         XCTAssertEqual(deliveryError { try store.publishKeyPackage(stolen) }, .duplicateKeyPackage)
         XCTAssertNil(try store.keyPackage(ref: [0]))
 
@@ -37,7 +38,7 @@ final class KeyPackageTests: StoreTestCase {
         XCTAssertFalse(try store.publishKeyPackage(keyPackage("bob")).duplicate, "the cap is per owner")
 
         // Consuming one frees a slot.
-        let oldest = try XCTUnwrap(store.keyPackages(for: [did("alice")]).packages.first)
+        let oldest = try XCTUnwrap(store.keyPackages(for: [user("alice")]).packages.first)
         _ = try makeConvoConsuming(oldest, owner: "alice")
         XCTAssertFalse(try store.publishKeyPackage(keyPackage("alice")).duplicate)
         XCTAssertEqual(deliveryError { try store.publishKeyPackage(keyPackage("alice")) }, .tooManyKeyPackages(limit: 5))
@@ -71,20 +72,20 @@ final class KeyPackageTests: StoreTestCase {
         let a1 = keyPackage("alice"), a2 = keyPackage("alice"), a3 = keyPackage("alice", suite: 2), b1 = keyPackage("bob")
         for package in [a1, a2, a3, b1] { _ = try store.publishKeyPackage(package) }
 
-        let selection = try store.keyPackages(for: [did("bob"), did("alice"), did("carol"), did("alice")])
+        let selection = try store.keyPackages(for: [user("bob"), user("alice"), user("carol"), user("alice")])
         XCTAssertEqual(selection.packages.map(\.ref), [b1.ref, a1.ref], "request order, one per DID, oldest first")
         XCTAssertEqual(selection.missing, [did("carol")])
-        XCTAssertEqual(try store.keyPackages(for: [did("alice")]).packages.map(\.ref), [a1.ref], "fetching consumes nothing")
-        XCTAssertEqual(try store.keyPackages(for: [did("alice")], cipherSuite: 2).packages.map(\.ref), [a3.ref])
-        XCTAssertEqual(try store.keyPackages(for: [did("bob")], cipherSuite: 2).missing, [did("bob")])
+        XCTAssertEqual(try store.keyPackages(for: [user("alice")]).packages.map(\.ref), [a1.ref], "fetching consumes nothing")
+        XCTAssertEqual(try store.keyPackages(for: [user("alice")], cipherSuite: 2).packages.map(\.ref), [a3.ref])
+        XCTAssertEqual(try store.keyPackages(for: [user("bob")], cipherSuite: 2).missing, [did("bob")])
         XCTAssertEqual(try store.keyPackages(for: []), KeyPackageSelection(packages: [], missing: []))
 
         // Once a1 is consumed the next oldest is handed out; once expired, a package is skipped.
         _ = try makeConvoConsuming(try XCTUnwrap(store.keyPackage(ref: a1.ref)), owner: "alice")
-        XCTAssertEqual(try store.keyPackages(for: [did("alice")]).packages.map(\.ref), [a2.ref])
+        XCTAssertEqual(try store.keyPackages(for: [user("alice")]).packages.map(\.ref), [a2.ref])
         try fixture.database.execute("UPDATE key_packages SET expires_at = now() - interval '1 second' WHERE key_package_ref = $1",
                                      [a2.ref])
-        XCTAssertEqual(try store.keyPackages(for: [did("alice")]).packages.map(\.ref), [a3.ref])
+        XCTAssertEqual(try store.keyPackages(for: [user("alice")]).packages.map(\.ref), [a3.ref])
     }
 
     func test_stats_andExpiryCleanup() throws {
@@ -92,16 +93,16 @@ final class KeyPackageTests: StoreTestCase {
         for package in [a1, a2, a3] { _ = try store.publishKeyPackage(package) }
         _ = try makeConvoConsuming(try XCTUnwrap(store.keyPackage(ref: a1.ref)), owner: "alice")
 
-        XCTAssertEqual(try store.keyPackageStats(owner: did("alice")),
+        XCTAssertEqual(try store.keyPackageStats(owner: user("alice")),
                        KeyPackageStats(available: 2, consumed: 1, byCipherSuite: [1: 1, 7: 1]))
-        XCTAssertEqual(try store.keyPackageStats(owner: did("alice"), cipherSuite: 7),
+        XCTAssertEqual(try store.keyPackageStats(owner: user("alice"), cipherSuite: 7),
                        KeyPackageStats(available: 1, consumed: 0, byCipherSuite: [7: 1]))
-        XCTAssertEqual(try store.keyPackageStats(owner: did("nobody")),
+        XCTAssertEqual(try store.keyPackageStats(owner: user("nobody")),
                        KeyPackageStats(available: 0, consumed: 0, byCipherSuite: [:]))
 
         try fixture.database.execute("UPDATE key_packages SET expires_at = now() - interval '1 second' WHERE key_package_ref = $1",
                                      [a2.ref])
-        XCTAssertEqual(try store.keyPackageStats(owner: did("alice")).available, 1)
+        XCTAssertEqual(try store.keyPackageStats(owner: user("alice")).available, 1)
         XCTAssertEqual(try store.deleteExpiredKeyPackages(), 1)
         XCTAssertNil(try store.keyPackage(ref: a2.ref))
         XCTAssertNotNil(try store.keyPackage(ref: a3.ref))
@@ -113,7 +114,7 @@ final class KeyPackageTests: StoreTestCase {
         let repeated = keyPackage("alice")
         var foreign = keyPackage("bob")
         _ = try store.publishKeyPackage(foreign)
-        foreign.ownerDID = did("alice")
+        foreign.ownerDID = user("alice")
         let results = try store.publishKeyPackages([repeated, repeated, foreign, keyPackage("alice")])
         XCTAssertEqual(try results[0].get().duplicate, false)
         XCTAssertEqual(try results[1].get().duplicate, true)
@@ -125,7 +126,7 @@ final class KeyPackageTests: StoreTestCase {
     /// Creates a conversation whose initial commit adds `owner` with `package`.
     private func makeConvoConsuming(_ package: StoredKeyPackage, owner: String) throws -> String {
         let creation = ConvoCreation(groupID: randomGroupID(), cipherSuite: package.cipherSuite, epoch: 1, publicState: [0],
-                                     groupInfo: nil, creatorDID: did("zoe"), members: [leaf(0, "zoe"), leaf(1, owner)],
+                                     groupInfo: nil, creatorDID: user("zoe"), members: [leaf(0, "zoe"), leaf(1, owner)],
                                      consumedKeyPackages: [KeyPackageUse(ref: package.ref, ownerDID: did(owner))],
                                      initialCommit: [0])
         return try store.createConvo(creation).convo.convoID

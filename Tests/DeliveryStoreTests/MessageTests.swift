@@ -1,6 +1,7 @@
 import DeliveryStore
 import Foundation
 import Store
+import TestSupport
 import XCTest
 
 final class MessageTests: StoreTestCase {
@@ -9,11 +10,11 @@ final class MessageTests: StoreTestCase {
         let threads = 8, perThread = 50
         let seqs = Locked<[Int64]>([])
         let failures = Locked<[String]>([])
-        let store = self.store
+        let store = self.store, senders = [user("alice"), user("bob")]
         runOnThreads(threads) { thread in
             for index in 0..<perThread {
                 let message = NewMessage(convoID: convo, msgID: "m-\(thread)-\(index)", epoch: 0,
-                                         senderDID: "did:plc:" + (thread % 2 == 0 ? "alice" : "bob"),
+                                         senderDID: senders[thread % 2],
                                          content: .ciphertext([UInt8(thread), UInt8(index)]))
                 do {
                     let appended = try store.appendMessage(message)

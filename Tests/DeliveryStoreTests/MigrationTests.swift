@@ -1,24 +1,17 @@
 import DeliveryStore
 import Foundation
 import Store
+import TestSupport
 import XCTest
 
 final class MigrationTests: XCTestCase {
     /// Applies the repository's migrations into a throwaway database, twice.
     func test_migrations_applyToAFreshDatabase_andTheSecondRunIsANoOp() throws {
-        let base = try StoreFixture.baseURL()
-        let name = "dsmig_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
-        let admin = try Database(url: base, poolSize: 1)
-        defer { admin.close() }
-        try admin.execute("CREATE DATABASE \(name)")
-        defer { _ = try? admin.execute("DROP DATABASE \(name) WITH (FORCE)") }
-        guard let slash = base.range(of: "/", options: .backwards, range: base.range(of: "://")!.upperBound..<base.endIndex)
-        else { return XCTFail("DATABASE_URL has no database name") }
-        let query = base[slash.upperBound...].firstIndex(of: "?").map { String(base[$0...]) } ?? ""
-        let database = try Database(url: String(base[..<slash.upperBound]) + name + query, poolSize: 1)
-        defer { database.close() }
+        let fresh = try TestDatabase(.database, prefix: "dsmig", poolSize: 1)
+        defer { fresh.drop() }
+        let database = fresh.database
 
-        let migrator = Migrator(directory: StoreFixture.migrations)
+        let migrator = Migrator(directory: TestDatabase.migrations)
         let first = try migrator.migrate(database)
         XCTAssertTrue(first.contains("0002_delivery_service.sql"), "\(first)")
         let tables = try database.query("""

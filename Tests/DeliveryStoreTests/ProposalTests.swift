@@ -6,7 +6,7 @@ import XCTest
 final class ProposalTests: StoreTestCase {
     private func proposal(_ convo: String, epoch: Int64, ref: [UInt8], sender: String = "bob",
                           leaf: UInt32 = 1) -> PendingProposal {
-        PendingProposal(convoID: convo, epoch: epoch, ref: ref, senderLeaf: leaf, senderDID: did(sender), kind: "remove",
+        PendingProposal(convoID: convo, epoch: epoch, ref: ref, senderLeaf: leaf, senderDID: user(sender), kind: "remove",
                         proposal: [0x50] + ref)
     }
 

@@ -1,52 +1,26 @@
+import Basics
 import DeliveryStore
 import Foundation
 import Store
 import Synchronization
+import TestSupport
 import XCTest
 
-/// A DeliveryStore on a fresh schema (via `search_path`) with the repository's migrations applied,
+/// A DeliveryStore on a fresh schema (`TestDatabase`) with the repository's migrations applied,
 /// dropped afterwards, so tests never see each other's rows.
 final class StoreFixture {
-    static let migrations = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("migrations").resolvingSymlinksInPath()
-
-    let url: String
-    let schema: String
-    let database: Database
+    let namespace: TestDatabase
     let store: DeliveryStore
-    private let admin: Database
-
-    static func baseURL() throws -> String {
-        guard let base = ProcessInfo.processInfo.environment["DATABASE_URL"], !base.isEmpty else {
-            let message = "DATABASE_URL is not set: run `scripts/pg.sh start .data/pg` and export the URL it prints"
-            XCTFail(message)
-            throw DeliveryStoreError.invalidArgument(message)
-        }
-        return base
-    }
-
-    /// The base URL as a key=value string whose sessions use `schema`.
-    static func url(_ base: String, schema: String) -> String {
-        "\(base.contains("?") ? base + "&" : base + "?")options=-c%20search_path%3D\(schema)"
-    }
+    var url: String { namespace.url }
+    var schema: String { namespace.name }
+    var database: Database { namespace.database }
 
     init(poolSize: Int = 10, configuration: DeliveryStore.Configuration = .init()) throws {
-        let base = try Self.baseURL()
-        schema = "dstest_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        admin = try Database(url: base, poolSize: 1)
-        try admin.execute("CREATE SCHEMA \(schema)")
-        url = Self.url(base, schema: schema)
-        database = try Database(url: url, poolSize: poolSize)
-        try Migrator(directory: Self.migrations).migrate(database)
-        store = DeliveryStore(database: database, configuration: configuration)
+        namespace = try TestDatabase(.schema, prefix: "dstest", poolSize: poolSize, migrate: true)
+        store = DeliveryStore(database: namespace.database, configuration: configuration)
     }
 
-    func drop() {
-        database.close()
-        _ = try? admin.execute("DROP SCHEMA \(schema) CASCADE")
-        admin.close()
-    }
+    func drop() { namespace.drop() }
 
     /// One integer from a SQL query, e.g. a count.
     func count(_ sql: String, _ parameters: [(any PGBindable)?] = []) throws -> Int {
@@ -71,7 +45,14 @@ class StoreTestCase: XCTestCase {
 
     // MARK: Builders
 
-    func did(_ name: String) -> String { "did:plc:\(name)" }
+    /// A valid did:plc for a test user: the name (letters only), `2`, then `a`s to 24 characters.
+    func did(_ name: String) -> String {
+        precondition(name.count < 24 && name.allSatisfy { $0 >= "a" && $0 <= "z" })
+        return "did:plc:" + name + "2" + String(repeating: "a", count: 23 - name.count)
+    }
+
+    /// The same user as the DID callers pass to the store.
+    func user(_ name: String) -> DID { try! DID(did(name)) }
 
     func leaf(_ index: UInt32, _ name: String, device: String? = nil) -> MemberLeaf {
         let identity = did(name) + (device.map { "#" + $0 } ?? "")
@@ -86,7 +67,7 @@ class StoreTestCase: XCTestCase {
                    name: String? = nil) throws -> String {
         let creation = ConvoCreation(groupID: randomGroupID(), cipherSuite: 1, epoch: epoch,
                                      publicState: Array("state-\(epoch)".utf8), groupInfo: Array("gi-\(epoch)".utf8),
-                                     creatorDID: did(creator), name: name, members: leaves)
+                                     creatorDID: user(creator), name: name, members: leaves)
         return try store.createConvo(creation).convo.convoID
     }
 
@@ -96,19 +77,19 @@ class StoreTestCase: XCTestCase {
                 bytes: [UInt8]? = nil) -> CommitApplication {
         CommitApplication(convoID: convoID, commitEpoch: epoch, newPublicState: Array("state-\(epoch + 1)".utf8),
                           newGroupInfo: Array("gi-\(epoch + 1)".utf8), commit: bytes ?? Array("commit-\(epoch)".utf8),
-                          senderDID: did(sender), members: members, departures: departures,
+                          senderDID: user(sender), members: members, departures: departures,
                           consumedKeyPackages: keyPackages, welcomes: welcomes, coveredProposalRefs: covered)
     }
 
     func message(_ convoID: String, _ msgID: String = UUID().uuidString, epoch: Int64 = 0,
                  sender: String = "alice", bytes: [UInt8] = [1, 2, 3]) -> NewMessage {
-        NewMessage(convoID: convoID, msgID: msgID, epoch: epoch, senderDID: did(sender), content: .ciphertext(bytes))
+        NewMessage(convoID: convoID, msgID: msgID, epoch: epoch, senderDID: user(sender), content: .ciphertext(bytes))
     }
 
     func keyPackage(_ owner: String, suite: UInt16 = 1, ref: [UInt8]? = nil,
                     expiresIn: TimeInterval = 86_400) -> NewKeyPackage {
         let ref = ref ?? (0..<32).map { _ in UInt8.random(in: 0...255) }
-        return NewKeyPackage(ownerDID: did(owner), cipherSuite: suite, keyPackage: Array("kp:".utf8) + ref, ref: ref,
+        return NewKeyPackage(ownerDID: user(owner), cipherSuite: suite, keyPackage: Array("kp:".utf8) + ref, ref: ref,
                              credentialIdentity: did(owner), expiresAt: Date().addingTimeInterval(expiresIn))
     }
 }
@@ -125,28 +106,4 @@ func deliveryError<T>(_ body: () throws -> T, file: StaticString = #filePath, li
         XCTFail("expected a DeliveryStoreError, got \(error)", file: file, line: line)
         return nil
     }
-}
-
-/// A value shared between test threads.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
-    var value: Value { mutex.withLock { $0 } }
-}
-
-/// Runs `body(0)`, …, `body(count - 1)` on separate threads, released together, and waits for all.
-func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let group = DispatchGroup()
-    let start = DispatchSemaphore(value: 0)
-    for index in 0..<count {
-        group.enter()
-        Thread {
-            start.wait()
-            body(index)
-            group.leave()
-        }.start()
-    }
-    for _ in 0..<count { start.signal() }
-    group.wait()
 }

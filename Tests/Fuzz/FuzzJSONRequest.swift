@@ -15,7 +15,7 @@ private func roundTrip<T: Codable>(_ type: T.Type, _ body: [UInt8]) {
         let second = try! JSONSerialization.jsonObject(with: Data(again)) as! NSObject
         precondition(first.isEqual(second), "re-encoding changed the value")
     } catch {
-        precondition(error.status == 400 && error.name == "InvalidRequest")
+        precondition(error.status == 400 && error.name == .invalidRequest)
     }
 }
 

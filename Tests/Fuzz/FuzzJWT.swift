@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 
 /// libFuzzer entry point: arbitrary bytes through the token parsers, pure functions only (no
 /// network, no clock). Crashes, hangs and unbounded allocation are the findings.

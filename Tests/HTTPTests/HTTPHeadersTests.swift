@@ -22,13 +22,4 @@ final class HTTPHeadersTests: XCTestCase {
         XCTAssertEqual(head.query, "x=1?y")
         XCTAssertEqual(HTTPRequestHead(method: .get, target: "/plain").query, "")
     }
-
-    func testConfiguration_ReadsHostAndPort() {
-        let configuration = HTTPServerConfiguration(environment: ["HOST": "0.0.0.0", "PORT": "9000"])
-        XCTAssertEqual(configuration.host, "0.0.0.0")
-        XCTAssertEqual(configuration.port, 9000)
-        let defaults = HTTPServerConfiguration(environment: ["PORT": "not a number"])
-        XCTAssertEqual(defaults.host, "127.0.0.1")
-        XCTAssertEqual(defaults.port, 8080)
-    }
 }

@@ -170,11 +170,4 @@ final class TLSServerTests: XCTestCase {
         XCTAssertTrue(String(decoding: text, as: UTF8.self).hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
         XCTAssertNotNil(text.range(of: echo))
     }
-
-    func testEnvironment_ConfiguresTLS() {
-        let configuration = HTTPServerConfiguration(environment: ["TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": "/k.pem", "MAX_CONNECTIONS_PER_IP": "7"])
-        XCTAssertEqual(configuration.tls, HTTPServerTLSConfiguration(certificateChainFile: "/c.pem", privateKeyFile: "/k.pem"))
-        XCTAssertEqual(configuration.maxConnectionsPerIP, 7)
-        XCTAssertNil(HTTPServerConfiguration(environment: ["TLS_CERT_FILE": "/c.pem"]).tls)
-    }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import MLS
 @testable import MLSClient
@@ -63,7 +64,7 @@ final class ClientStoreTests: XCTestCase {
         XCTAssertEqual(store.keyPackageCount(), 0)
 
         let group = try Group.create(suite: suite, credential: identity.credential, signingKey: key)
-        let convo = MLSClient.Hex.encode(group.groupID)
+        let convo = Hex.encode(group.groupID)
         try store.saveGroup(group, convoId: convo)
         XCTAssertEqual(try store.loadGroup(convoId: convo).epochAuthenticator, group.epochAuthenticator)
         XCTAssertThrowsError(try store.loadGroup(convoId: "00")) { error in
@@ -95,12 +96,5 @@ final class ClientStoreTests: XCTestCase {
         try store.appendTranscript([second], convoId: "ab")
         XCTAssertEqual(try store.transcript(convoId: "ab"), [first, second])
         XCTAssertEqual(try store.transcript(convoId: "cd"), [])
-    }
-
-    func testHex() {
-        XCTAssertEqual(MLSClient.Hex.encode([0, 0xAB, 0xFF]), "00abff")
-        XCTAssertEqual(MLSClient.Hex.decode("00ABff"), [0, 0xAB, 0xFF])
-        XCTAssertNil(MLSClient.Hex.decode("abc"))
-        XCTAssertNil(MLSClient.Hex.decode("zz"))
     }
 }

@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 @testable import catbird_mls
 import Foundation
 import HTTP

@@ -1,4 +1,5 @@
 import Foundation
+import Lexicon
 @testable import MLSClient
 import XCTest
 
@@ -49,7 +50,7 @@ final class LexiconModelTests: XCTestCase {
 
     func testAddMembersCarriesEveryField() throws {
         let input = AddMembersInput(convoId: "c", commit: [1], welcomeMessage: [2], groupInfo: [3],
-                                    keyPackageHashes: [KeyPackageHashEntry(did: "did:plc:x", hash: "aa")],
+                                    keyPackageHashes: [KeyPackageHash(did: "did:plc:x", hash: "aa")],
                                     idempotencyKey: "k")
         let json = try object(input)
         XCTAssertEqual(Set(json.keys), ["convoId", "commit", "welcomeMessage", "groupInfo", "keyPackageHashes", "idempotencyKey"])
@@ -117,7 +118,7 @@ final class LexiconModelTests: XCTestCase {
         let batch = try decode(PublishKeyPackagesOutput.self, #"{"succeeded":1,"failed":1,"errors":[{"index":1,"error":"InvalidKeyPackage"}]}"#)
         XCTAssertEqual(batch.errors?.first?.index, 1)
         XCTAssertNil(batch.errors?.first?.message)
-        let stats = try decode(KeyPackageStats.self, #"{"available":3,"consumed":1,"threshold":5,"needsReplenish":true}"#)
+        let stats = try decode(GetKeyPackageStatsOutput.self, #"{"available":3,"consumed":1,"threshold":5,"needsReplenish":true}"#)
         XCTAssertTrue(stats.needsReplenish)
         XCTAssertThrowsError(try decode(SendMessageOutput.self, #"{"messageId":"m","receivedAt":"t","seq":1}"#))
     }

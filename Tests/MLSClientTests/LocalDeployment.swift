@@ -4,6 +4,7 @@ import DeliveryService
 import Foundation
 import HTTP
 import Store
+import TestSupport
 import XCTest
 
 /// What the README walkthrough runs, in-process: a fresh PostgreSQL database on the server of
@@ -15,23 +16,13 @@ final class LocalDeployment {
     let plc: HTTPServer
     let app: DeliveryServiceApp
     let root: URL
-    private let adminURL: String
-    private let databaseName: String
+    private let namespace: TestDatabase
 
     var serverURL: String { "http://127.0.0.1:\(app.port)" }
     var plcURL: String { "http://127.0.0.1:\(plc.port)" }
 
     init() throws {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-            throw XCTestError(.failureWhileWaiting, userInfo: ["reason": "DATABASE_URL is not set: run the tests through `make test`"])
-        }
-        adminURL = url
-        databaseName = "catbird_client_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let admin = try Database(url: url, poolSize: 1)
-        defer { admin.close() }
-        try admin.execute("CREATE DATABASE \(databaseName)")
-        var components = try XCTUnwrap(URLComponents(string: url))
-        components.path = "/" + databaseName
+        namespace = try TestDatabase(.database, prefix: "catbird_client", poolSize: 1)
 
         root = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-walkthrough-" + UUID().uuidString)
         let directory = DevPLCDirectory(folder: root.appendingPathComponent("plc"))
@@ -40,19 +31,12 @@ final class LocalDeployment {
                          responder: directory.responder)
         try plc.start()
 
-        var configuration = ServiceConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.databaseURL = try XCTUnwrap(components.string)
-        configuration.databasePoolSize = 4
-        configuration.workerThreads = 8
-        configuration.serviceDID = Self.serviceDID
-        configuration.migrationsDirectory = Self.repositoryRoot + "/migrations"
-        configuration.logLevel = .warning
-        configuration.environment = [
-            "PLC_URL": "http://127.0.0.1:\(plc.port)", "DID_RESOLVER_ALLOW_PRIVATE": "1", "SERVICE_DID": Self.serviceDID,
+        let configuration = try ServiceConfiguration.fromEnvironment([
+            "HOST": "127.0.0.1", "PORT": "0", "DATABASE_URL": namespace.url, "DATABASE_POOL_SIZE": "4",
+            "WORKER_THREADS": "8", "SERVICE_DID": Self.serviceDID, "MIGRATIONS_DIR": TestDatabase.migrations.path,
+            "LOG_LEVEL": "warning", "PLC_URL": "http://127.0.0.1:\(plc.port)", "DID_RESOLVER_ALLOW_PRIVATE": "1",
             "BLOB_DIR": root.appendingPathComponent("blobs").path,
-        ]
+        ])
         app = try DeliveryServiceApp(configuration: configuration)
         try app.start()
     }
@@ -61,10 +45,7 @@ final class LocalDeployment {
         app.shutdown()
         plc.shutdown()
         try? FileManager.default.removeItem(at: root)
-        if let admin = try? Database(url: adminURL, poolSize: 1) {
-            _ = try? admin.execute("DROP DATABASE IF EXISTS \(databaseName) WITH (FORCE)")
-            admin.close()
-        }
+        namespace.drop()
     }
 
     static var repositoryRoot: String {

@@ -1,4 +1,5 @@
 import Foundation
+import Lexicon
 @testable import MLSClient
 import XCTest
 

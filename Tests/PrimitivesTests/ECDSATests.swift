@@ -1,3 +1,4 @@
+import Basics
 import Primitives
 import XCTest
 
@@ -127,13 +128,6 @@ final class ECDSATests: XCTestCase {
 }
 
 func hex(_ string: String) throws -> [UInt8] {
-    var out: [UInt8] = []
-    var iterator = string.makeIterator()
-    while let high = iterator.next() {
-        guard let low = iterator.next(), let value = UInt8(String([high, low]), radix: 16) else {
-            throw CryptoError.invalidParameter("bad hex")
-        }
-        out.append(value)
-    }
-    return out
+    guard let bytes = Hex.decode(string) else { throw CryptoError.invalidParameter("bad hex") }
+    return bytes
 }

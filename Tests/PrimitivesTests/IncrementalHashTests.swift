@@ -1,3 +1,4 @@
+import Basics
 import Primitives
 import XCTest
 
@@ -21,9 +22,9 @@ final class IncrementalHashTests: XCTestCase {
     func test_knownAnswers_abcInThreePieces_andEmptyInput() {
         let hash = IncrementalHash(.sha256)
         for piece in ["a", "b", "c"] { hash.update(Array(piece.utf8)) }
-        XCTAssertEqual(hash.finalize().map { String(format: "%02x", $0) }.joined(),
+        XCTAssertEqual(Hex.encode(hash.finalize()),
                        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        XCTAssertEqual(IncrementalHash(.sha256).finalize().map { String(format: "%02x", $0) }.joined(),
+        XCTAssertEqual(Hex.encode(IncrementalHash(.sha256).finalize()),
                        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 }

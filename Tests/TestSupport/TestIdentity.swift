@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 import Primitives
 
 /// A user for tests: a real signing key, a random did:plc, its DID document, and real service-auth

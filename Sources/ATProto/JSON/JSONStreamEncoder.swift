@@ -1,3 +1,4 @@
+import Basics
 /// `Encoder` that writes JSON text as values are encoded, with no intermediate tree.
 ///
 /// Codable has no "container finished" call, so open containers are kept on a stack and closed
@@ -5,6 +6,7 @@
 /// container written to after it was closed that way (out-of-order use no synthesized conformance
 /// makes), or `superEncoder`, fails the encoding with an error rather than writing wrong JSON.
 /// It is also the single-value container of the value being encoded.
+
 final class JSONStreamEncoder: Encoder, SingleValueEncodingContainer {
     private var state = JSONStreamState()
     private var path: [any CodingKey] = []

@@ -1,6 +1,8 @@
+import Basics
 /// The output and open-container stack of a `JSONStreamEncoder`, kept in one struct so that each
 /// Codable call touches the encoder's storage once (every access to a class property is checked
 /// for exclusivity at run time).
+
 struct JSONStreamState {
     private struct Frame {
         var isObject: Bool

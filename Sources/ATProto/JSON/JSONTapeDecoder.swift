@@ -1,6 +1,8 @@
+import Basics
 /// `Decoder` over a parsed tape. One instance serves a whole decode: descending into a field moves
 /// `index` and `path` and restores them afterwards, so nested values cost no decoder allocation.
 /// It is also the single-value container of the value it points at.
+
 final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
     let tape: JSONTape
     private(set) var index: Int

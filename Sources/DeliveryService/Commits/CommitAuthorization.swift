@@ -1,3 +1,4 @@
+import Basics
 import DeliveryStore
 
 /// Who may remove whom (API.md: removeMember needs admin). A commit may remove the caller's own
@@ -6,7 +7,7 @@ import DeliveryStore
 enum CommitAuthorization {
     static func checkRemovals(_ validated: CommitPipeline.Validated, callerDID: String, isAdmin: Bool) throws(XRPCError) {
         for did in validated.removedDIDs where did != callerDID && !validated.pendingLeaves.contains(did) && !isAdmin {
-            throw XRPCError.forbidden("NotAdmin", "only an admin may remove other members")
+            throw XRPCError.forbidden(.notAdmin, "only an admin may remove other members")
         }
     }
 
@@ -20,7 +21,7 @@ enum CommitAuthorization {
         return reasons
     }
 
-    static func role(_ env: MethodEnvironment, convoID: String, did: String) throws -> MemberRole {
+    static func role(_ env: MethodEnvironment, convoID: String, did: DID) throws -> MemberRole {
         guard let role = try env.store.memberRole(convoID: convoID, did: did) else { throw DeliveryStoreError.notMember }
         return role
     }

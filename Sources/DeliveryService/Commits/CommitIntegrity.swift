@@ -13,11 +13,11 @@ enum CommitIntegrity {
         for member in next.members where !added.contains(member.leafIndex) {
             if summary.isExternal, member.leafIndex == summary.committerLeaf { continue }
             guard let old = current.tree.leafNode(at: member.leafIndex) else {
-                throw XRPCError(400, "InvalidCommit", "leaf \(member.leafIndex) appears without an Add")
+                throw XRPCError(400, .invalidCommit, "leaf \(member.leafIndex) appears without an Add")
             }
             if old.credential == member.credential { continue }
             guard let was = MemberIdentity.did(of: old.credential), MemberIdentity.did(of: member.credential) == was else {
-                throw XRPCError(400, "InvalidCommit", "leaf \(member.leafIndex) may not take another DID's credential")
+                throw XRPCError(400, .invalidCommit, "leaf \(member.leafIndex) may not take another DID's credential")
             }
         }
     }
@@ -42,9 +42,9 @@ enum CommitIntegrity {
         }
         guard let first = missing.first else { return covered }
         if !summary.isExternal, first.senderLeaf == summary.committerLeaf {
-            throw XRPCError.conflict("PendingProposals", "the committer asked to leave in this epoch: another member must commit its Remove")
+            throw XRPCError.conflict(.pendingProposals, "the committer asked to leave in this epoch: another member must commit its Remove")
         }
-        throw XRPCError.conflict("PendingProposals", "the commit must cover the \(missing.count) proposal(s) pending for its epoch "
+        throw XRPCError.conflict(.pendingProposals, "the commit must cover the \(missing.count) proposal(s) pending for its epoch "
                                  + "(leaf \(first.senderLeaf.map(String.init) ?? "?") asked to leave): include them by reference")
     }
 }

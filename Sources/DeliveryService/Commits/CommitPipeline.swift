@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 import DeliveryStore
 import Foundation
 import MLS
@@ -40,12 +41,12 @@ struct CommitPipeline {
     }
 
     func validate(_ request: Request) throws -> Validated {
-        let message = try MLSInput.publicMessage(request.commit, error: "InvalidCommit", what: "commit")
+        let message = try MLSInput.publicMessage(request.commit, error: .invalidCommit, what: "commit")
         guard case .commit(let commit) = message.content.content else {
-            throw XRPCError(400, "InvalidCommit", "commit must carry a Commit")
+            throw XRPCError(400, .invalidCommit, "commit must carry a Commit")
         }
         guard Hex.encode(message.content.groupID) == request.convoID else {
-            throw XRPCError(400, "InvalidCommit", "the commit is for another group")
+            throw XRPCError(400, .invalidCommit, "the commit is for another group")
         }
         let convo = try env.store.loadConvo(request.convoID)
         let commitEpoch = Int64(clamping: message.content.epoch)
@@ -70,7 +71,7 @@ struct CommitPipeline {
                 env.log.error("a kept proposal no longer records", ["convo": request.convoID])
                 throw XRPCError.internalError
             }
-            if proposal.kind == "remove" { pendingLeaves.insert(proposal.senderDID) }
+            if proposal.kind == "remove" { pendingLeaves.insert(proposal.senderDID.rawValue) }
         }
 
         // KeyPackages validated in full at publication are identified by their ref, a hash over their
@@ -86,29 +87,29 @@ struct CommitPipeline {
             next = try current.validateAndApply(commit: message, now: UInt64(Date().timeIntervalSince1970),
                                                 trustedKeyPackageRefs: trusted)
         } catch {
-            throw XRPCError(400, "InvalidCommit", mlsFailureDescription(error))
+            throw XRPCError(400, .invalidCommit, mlsFailureDescription(error))
         }
         guard let summary = next.lastCommit else { throw XRPCError.internalError }
 
         try CommitIntegrity.checkCredentialContinuity(from: current, to: next, summary: summary)
         guard let committer = next.tree.leafNode(at: summary.committerLeaf),
               let committerDID = MemberIdentity.did(of: committer.credential) else {
-            throw XRPCError(400, "InvalidCommit", "the committer's credential is not a DID")
+            throw XRPCError(400, .invalidCommit, "the committer's credential is not a DID")
         }
         guard committerDID == request.caller.rawValue else {
-            throw XRPCError.forbidden("NotCommitter", "the commit is signed by another member's leaf")
+            throw XRPCError.forbidden(.notCommitter, "the commit is signed by another member's leaf")
         }
         let covered = try CommitIntegrity.coveredProposals(pending, commit: commit, summary: summary)
 
         if let groupInfoBytes = request.groupInfo {
             let groupInfo = try MLSInput.groupInfo(groupInfoBytes)
             do { try next.verify(groupInfo: groupInfo) } catch {
-                throw XRPCError(400, "InvalidGroupInfo", mlsFailureDescription(error))
+                throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
             }
         }
-        let members = try MemberIdentity.memberLeaves(next.members, error: "InvalidCommit")
+        let members = try MemberIdentity.memberLeaves(next.members, error: .invalidCommit)
         guard members.count <= env.limits.maxMembers else {
-            throw XRPCError(400, "TooManyMembers", "a conversation has at most \(env.limits.maxMembers) members")
+            throw XRPCError(400, .tooManyMembers, "a conversation has at most \(env.limits.maxMembers) members")
         }
 
         var consumed: [KeyPackageUse] = []
@@ -116,7 +117,7 @@ struct CommitPipeline {
         var ownerByRef: [[UInt8]: String] = [:]
         for added in summary.added {
             guard let did = MemberIdentity.did(of: added.keyPackage.leafNode.credential) else {
-                throw XRPCError(400, "InvalidCommit", "an added member's credential is not a DID")
+                throw XRPCError(400, .invalidCommit, "an added member's credential is not a DID")
             }
             consumed.append(KeyPackageUse(ref: added.keyPackageRef, ownerDID: did))
             ownerByRef[added.keyPackageRef] = did
@@ -137,22 +138,22 @@ struct CommitPipeline {
     /// A Welcome must be for this suite, and address exactly the KeyPackages the commit added.
     func welcomeDeliveries(_ bytes: [UInt8]?, ownerByRef: [[UInt8]: String], suite: UInt16) throws(XRPCError) -> [WelcomeDelivery] {
         guard let bytes else {
-            if !ownerByRef.isEmpty { throw XRPCError(400, "InvalidWelcome", "a commit that adds members needs a welcomeMessage") }
+            if !ownerByRef.isEmpty { throw XRPCError(400, .invalidWelcome, "a commit that adds members needs a welcomeMessage") }
             return []
         }
         let welcome = try MLSInput.welcome(bytes)
-        guard welcome.cipherSuite == suite else { throw XRPCError(400, "InvalidWelcome", "the Welcome is for another cipher suite") }
+        guard welcome.cipherSuite == suite else { throw XRPCError(400, .invalidWelcome, "the Welcome is for another cipher suite") }
         var deliveries: [WelcomeDelivery] = []
         var covered: Set<[UInt8]> = []
         for secrets in welcome.secrets {
             guard let did = ownerByRef[secrets.newMember] else {
-                throw XRPCError(400, "InvalidWelcome", "the Welcome addresses a KeyPackage the commit does not add")
+                throw XRPCError(400, .invalidWelcome, "the Welcome addresses a KeyPackage the commit does not add")
             }
             covered.insert(secrets.newMember)
             deliveries.append(WelcomeDelivery(recipientDID: did, welcome: bytes, keyPackageRef: secrets.newMember))
         }
         guard covered.count == ownerByRef.count else {
-            throw XRPCError(400, "InvalidWelcome", "the Welcome does not address every added member")
+            throw XRPCError(400, .invalidWelcome, "the Welcome does not address every added member")
         }
         return deliveries
     }
@@ -162,7 +163,7 @@ struct CommitPipeline {
                      departures: [UInt32: DepartureReason] = [:]) -> CommitApplication {
         CommitApplication(
             convoID: request.convoID, commitEpoch: validated.commitEpoch, newPublicState: validated.next.serialize(),
-            newGroupInfo: request.groupInfo, commit: request.commit, senderDID: validated.committerDID,
+            newGroupInfo: request.groupInfo, commit: request.commit, senderDID: request.caller,
             members: validated.members, departures: departures, consumedKeyPackages: validated.consumedKeyPackages,
             welcomes: validated.welcomes, coveredProposalRefs: validated.coveredProposalRefs, freezes: validated.freezes)
     }

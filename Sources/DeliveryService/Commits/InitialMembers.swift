@@ -1,3 +1,4 @@
+import Basics
 import DeliveryStore
 import Foundation
 import MLS
@@ -24,7 +25,7 @@ enum InitialMembers {
                 claimedOwner[ref] = try InputValidation.did(entry.did).rawValue
             }
             if let fromCommit = named, Set(fromCommit) != Set(refs) || fromCommit.count != refs.count {
-                throw XRPCError(400, "InvalidCommit", "keyPackageHashes differ from the KeyPackages the commit adds")
+                throw XRPCError(400, .invalidCommit, "keyPackageHashes differ from the KeyPackages the commit adds")
             }
             named = refs
         }
@@ -34,7 +35,7 @@ enum InitialMembers {
         let others = group.tree.members.filter { $0.leaf != creatorLeaf }
         guard !others.isEmpty || !refs.isEmpty else { return [] }
         guard refs.count == others.count else {
-            throw XRPCError(400, "InvalidGroupInfo", "the group has \(others.count) member leaves besides the creator's, "
+            throw XRPCError(400, .invalidGroupInfo, "the group has \(others.count) member leaves besides the creator's, "
                             + "but \(refs.count) KeyPackages are named (keyPackageHashes or the commit's Adds)")
         }
         // Leaf node bytes → the stored package that carries exactly that leaf.
@@ -51,10 +52,10 @@ enum InitialMembers {
         for (leaf, node) in others {
             guard let package = byLeaf.removeValue(forKey: node.encoded()),
                   let did = MemberIdentity.did(of: node.credential), package.ownerDID == did else {
-                throw XRPCError(400, "InvalidGroupInfo", "leaf \(leaf) is not the leaf node of a KeyPackage its DID published")
+                throw XRPCError(400, .invalidGroupInfo, "leaf \(leaf) is not the leaf node of a KeyPackage its DID published")
             }
             if let claimed = claimedOwner[package.ref], claimed != did {
-                throw XRPCError(400, "InvalidGroupInfo", "keyPackageHashes names \(claimed) for a KeyPackage of \(did)")
+                throw XRPCError(400, .invalidGroupInfo, "keyPackageHashes names \(claimed) for a KeyPackage of \(did)")
             }
             uses.append(KeyPackageUse(ref: package.ref, ownerDID: did))
         }
@@ -69,17 +70,17 @@ enum InitialMembers {
     /// produce exactly the GroupInfo's tree and extensions. Not checkable: its place in the transcript,
     /// which starts from the creator's secret epoch-0 confirmation tag. Returns the members it adds.
     static func initialCommitAdds(_ bytes: [UInt8], group: PublicGroup, creatorLeaf: UInt32) throws(XRPCError) -> [AddedMember] {
-        let message = try MLSInput.publicMessage(bytes, error: "InvalidCommit", what: "commit")
+        let message = try MLSInput.publicMessage(bytes, error: .invalidCommit, what: "commit")
         guard case .commit(let commit) = message.content.content, message.content.groupID == group.groupID,
               message.content.epoch == 0, group.epoch == 1, creatorLeaf == 0,
               message.content.sender == .member(leafIndex: 0) else {
-            throw XRPCError(400, "InvalidCommit", "commit must be the creator's commit of epoch 0 (from leaf 0), with the GroupInfo of epoch 1")
+            throw XRPCError(400, .invalidCommit, "commit must be the creator's commit of epoch 0 (from leaf 0), with the GroupInfo of epoch 1")
         }
         guard commit.path == nil else {
-            throw XRPCError(400, "InvalidCommit", "the initial commit must not carry an UpdatePath: its signature then covers "
+            throw XRPCError(400, .invalidCommit, "the initial commit must not carry an UpdatePath: its signature then covers "
                             + "an epoch-0 leaf the service cannot know (send it without a path, or send keyPackageHashes alone)")
         }
-        guard let creator = group.tree.leafNode(at: 0) else { throw XRPCError(400, "InvalidGroupInfo", "leaf 0 is blank") }
+        guard let creator = group.tree.leafNode(at: 0) else { throw XRPCError(400, .invalidGroupInfo, "leaf 0 is blank") }
         let suite = group.cipherSuite
         let tree = PublicRatchetTree(suite: suite, creator: creator)
         let context = GroupContext(cipherSuite: suite.rawValue, groupID: group.groupID, epoch: 0, treeHash: tree.treeHash,
@@ -89,11 +90,11 @@ enum InitialMembers {
         do {
             next = try epochZero.validateAndApply(commit: message, now: UInt64(Date().timeIntervalSince1970))
         } catch {
-            throw XRPCError(400, "InvalidCommit", mlsFailureDescription(error))
+            throw XRPCError(400, .invalidCommit, mlsFailureDescription(error))
         }
         guard next.tree == group.tree, next.groupContext.extensions == group.groupContext.extensions,
               let summary = next.lastCommit else {
-            throw XRPCError(400, "InvalidCommit", "the commit does not produce the GroupInfo's tree")
+            throw XRPCError(400, .invalidCommit, "the commit does not produce the GroupInfo's tree")
         }
         return summary.added
     }

@@ -2,7 +2,7 @@ import MLS
 
 /// Decoding of the MLS objects methods receive, each failure a 400 with the method's error name.
 enum MLSInput {
-    static func message(_ bytes: [UInt8], error name: String, what: String) throws(XRPCError) -> MLSMessage {
+    static func message(_ bytes: [UInt8], error name: XRPCErrorName, what: String) throws(XRPCError) -> MLSMessage {
         do {
             let message = try MLSMessage(decoding: bytes)
             guard message.version == .mls10 else { throw XRPCError(400, name, "\(what): unsupported protocol version") }
@@ -14,7 +14,7 @@ enum MLSInput {
         }
     }
 
-    static func publicMessage(_ bytes: [UInt8], error name: String, what: String) throws(XRPCError) -> PublicMessage {
+    static func publicMessage(_ bytes: [UInt8], error name: XRPCErrorName, what: String) throws(XRPCError) -> PublicMessage {
         guard case .publicMessage(let message) = try message(bytes, error: name, what: what).body else {
             throw XRPCError(400, name, "\(what) must be a PublicMessage (handshake messages are validated by the service)")
         }
@@ -22,15 +22,15 @@ enum MLSInput {
     }
 
     static func groupInfo(_ bytes: [UInt8]) throws(XRPCError) -> GroupInfo {
-        guard case .groupInfo(let groupInfo) = try message(bytes, error: "InvalidGroupInfo", what: "groupInfo").body else {
-            throw XRPCError(400, "InvalidGroupInfo", "groupInfo must be an MLSMessage carrying a GroupInfo")
+        guard case .groupInfo(let groupInfo) = try message(bytes, error: .invalidGroupInfo, what: "groupInfo").body else {
+            throw XRPCError(400, .invalidGroupInfo, "groupInfo must be an MLSMessage carrying a GroupInfo")
         }
         return groupInfo
     }
 
     static func welcome(_ bytes: [UInt8]) throws(XRPCError) -> Welcome {
-        guard case .welcome(let welcome) = try message(bytes, error: "InvalidWelcome", what: "welcomeMessage").body else {
-            throw XRPCError(400, "InvalidWelcome", "welcomeMessage must be an MLSMessage carrying a Welcome")
+        guard case .welcome(let welcome) = try message(bytes, error: .invalidWelcome, what: "welcomeMessage").body else {
+            throw XRPCError(400, .invalidWelcome, "welcomeMessage must be an MLSMessage carrying a Welcome")
         }
         return welcome
     }

@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 import DeliveryStore
 import MLS
 
@@ -17,7 +18,7 @@ enum MemberIdentity {
     }
 
     /// Every occupied leaf as a member row; 400 InvalidCommit when a leaf's credential is not a DID.
-    static func memberLeaves(_ members: [GroupMember], error name: String) throws(XRPCError) -> [MemberLeaf] {
+    static func memberLeaves(_ members: [GroupMember], error name: XRPCErrorName) throws(XRPCError) -> [MemberLeaf] {
         var leaves: [MemberLeaf] = []
         leaves.reserveCapacity(members.count)
         for member in members {

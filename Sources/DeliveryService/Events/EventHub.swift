@@ -1,3 +1,4 @@
+import Basics
 import DeliveryStore
 import Foundation
 import Store
@@ -15,7 +16,7 @@ final class EventHub: Sendable {
         var byConvo: [String: Set<ObjectIdentifier>] = [:]
         /// All-conversations subscriptions by DID, to follow conversations joined while open.
         var allConvosByDID: [String: Set<ObjectIdentifier>] = [:]
-        var socketsByDID: [String: Int] = [:]
+        var socketsByDID: [DID: Int] = [:]
         /// The newest event_seq read per followed conversation.
         var lastRead: [String: Int64] = [:]
         /// Conversations with news → newest announced seq (`resync`: read until the end).
@@ -45,7 +46,7 @@ final class EventHub: Sendable {
 
     // MARK: Subscriptions
 
-    func socketCount(of did: String) -> Int { state.withLock { $0.socketsByDID[did] ?? 0 } }
+    func socketCount(of did: DID) -> Int { state.withLock { $0.socketsByDID[did] ?? 0 } }
 
     /// Adds an open subscription; false when its DID is at the per-user socket limit.
     func register(_ subscription: EventSubscription) -> Bool {
@@ -55,7 +56,7 @@ final class EventHub: Sendable {
             let id = ObjectIdentifier(subscription)
             state.socketsByDID[subscription.did] = count + 1
             state.subscriptions[id] = subscription
-            if subscription.scope == .allConvos { state.allConvosByDID[subscription.did, default: []].insert(id) }
+            if subscription.scope == .allConvos { state.allConvosByDID[subscription.did.rawValue, default: []].insert(id) }
             return true
         }
     }
@@ -66,9 +67,9 @@ final class EventHub: Sendable {
             guard state.subscriptions.removeValue(forKey: id) != nil else { return }
             let count = (state.socketsByDID[subscription.did] ?? 1) - 1
             state.socketsByDID[subscription.did] = count > 0 ? count : nil
-            if var set = state.allConvosByDID[subscription.did] {
+            if var set = state.allConvosByDID[subscription.did.rawValue] {
                 set.remove(id)
-                state.allConvosByDID[subscription.did] = set.isEmpty ? nil : set
+                state.allConvosByDID[subscription.did.rawValue] = set.isEmpty ? nil : set
             }
             for convoID in Array(state.byConvo.keys) where state.byConvo[convoID]?.contains(id) == true {
                 Self.remove(id, from: convoID, in: &state)

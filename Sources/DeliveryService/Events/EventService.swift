@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 import DeliveryStore
 import Foundation
 import HTTP
@@ -71,23 +72,25 @@ final class EventService: Sendable {
         do {
             ticket = try signer.verify(text, now: clock())
         } catch .expired {
-            throw XRPCError(401, "ExpiredTicket", "the ticket has expired; request a new one")
+            throw XRPCError(401, .expiredTicket, "the ticket has expired; request a new one")
         } catch {
-            throw XRPCError(401, "InvalidTicket", "the ticket is not valid")
+            throw XRPCError(401, .invalidTicket, "the ticket is not valid")
         }
+        // Issued only for a DID service auth verified (getSubscriptionTicket), under the MAC.
+        guard let did = try? DID(ticket.did) else { throw XRPCError(401, .invalidTicket, "the ticket is not valid") }
         if let header = request.headers["Authorization"] {
-            guard try authenticate(header).rawValue == ticket.did else {
-                throw XRPCError(403, "TicketMismatch", "the ticket was issued to another account")
+            guard try authenticate(header) == did else {
+                throw XRPCError(403, .ticketMismatch, "the ticket was issued to another account")
             }
         }
-        guard hub.socketCount(of: ticket.did) < hub.maxSocketsPerUser else {
-            throw XRPCError(429, "TooManySubscriptions", "at most \(hub.maxSocketsPerUser) subscriptions per account")
+        guard hub.socketCount(of: did) < hub.maxSocketsPerUser else {
+            throw XRPCError(429, .tooManySubscriptions, "at most \(hub.maxSocketsPerUser) subscriptions per account")
         }
-        if let convoID = ticket.convoID, cursor == nil, !(try store.isMember(convoID: convoID, did: ticket.did)) {
+        if let convoID = ticket.convoID, cursor == nil, !(try store.isMember(convoID: convoID, did: did)) {
             throw DeliveryStoreError.notMember
         }
         guard try tickets.consume(ticket) else {
-            throw XRPCError(401, "TicketAlreadyUsed", "the ticket was used before; request a new one")
+            throw XRPCError(401, .ticketAlreadyUsed, "the ticket was used before; request a new one")
         }
         let scope: EventSubscription.Scope = ticket.convoID.map { .convo($0) } ?? .allConvos
         // Without a cursor the stream starts here: every event committed after this read is sent.
@@ -96,9 +99,9 @@ final class EventService: Sendable {
             if let convoID = ticket.convoID {
                 initial[convoID] = try store.lastEventSeq(convoID: convoID) ?? 0
             } else {
-                for convo in try store.currentConvos(of: ticket.did) { initial[convo.convoID] = convo.lastEventSeq }
+                for convo in try store.currentConvos(of: did) { initial[convo.convoID] = convo.lastEventSeq }
             }
         }
-        return .accept(EventSubscription(did: ticket.did, scope: scope, cursor: cursor, initial: initial, service: self))
+        return .accept(EventSubscription(did: did, scope: scope, cursor: cursor, initial: initial, service: self))
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import DeliveryStore
 import Foundation
 import HTTP
@@ -28,7 +29,7 @@ final class EventSubscription: WebSocketHandler, Sendable {
         var closed = false
     }
 
-    let did: String
+    let did: DID
     let scope: Scope
     /// The resume position from the `cursor` parameter, if any.
     let cursor: EventCursor?
@@ -38,7 +39,7 @@ final class EventSubscription: WebSocketHandler, Sendable {
     private let service: EventService
     private let state = Mutex(State())
 
-    init(did: String, scope: Scope, cursor: EventCursor?, initial: [String: Int64], service: EventService) {
+    init(did: DID, scope: Scope, cursor: EventCursor?, initial: [String: Int64], service: EventService) {
         self.did = did
         self.scope = scope
         self.cursor = cursor
@@ -95,7 +96,7 @@ final class EventSubscription: WebSocketHandler, Sendable {
                 start = initial
                 for convo in try service.store.currentConvos(of: did) where start[convo.convoID] == nil {
                     start[convo.convoID] = try cursor?.position(of: convo.convoID)
-                        ?? max(0, (service.store.lastMembershipEventSeq(convoID: convo.convoID, did: did,
+                        ?? max(0, (service.store.lastMembershipEventSeq(convoID: convo.convoID, did: did.rawValue,
                                                                          actions: [.joined]) ?? 1) - 1)
                 }
                 if let cursor, cursor.positions.count > start.count {
@@ -127,7 +128,7 @@ final class EventSubscription: WebSocketHandler, Sendable {
     }
 
     private func departure(_ convoID: String) throws -> Int64 {
-        try service.store.lastMembershipEventSeq(convoID: convoID, did: did, actions: [.left, .removed]) ?? 0
+        try service.store.lastMembershipEventSeq(convoID: convoID, did: did.rawValue, actions: [.left, .removed]) ?? 0
     }
 
     /// Starts following `convoID` after `seq`, unless already followed.
@@ -256,7 +257,7 @@ final class EventSubscription: WebSocketHandler, Sendable {
     /// (the caller's membership ended with this event).
     private func send(_ event: PreparedEvent, in state: inout State) -> Bool {
         state.delivered[event.convoID] = event.seq
-        let ends = event.ends(membershipOf: did)
+        let ends = event.ends(membershipOf: did.rawValue)
         if ends {
             state.delivered[event.convoID] = nil
             state.finished[event.convoID] = event.seq

@@ -1,5 +1,6 @@
 import ATProto
 import DeliveryStore
+import Lexicon
 
 /// One event of a conversation's log, encoded once for every subscriber: the JSON object without
 /// its `cursor`, which `frame(cursor:)` adds per subscriber.
@@ -31,7 +32,7 @@ struct PreparedEvent: Sendable {
         let payload = Array(event.payload.utf8)
         switch event.kind {
         case .messageEvent:
-            let pointer = try StrictJSON.decode(MessagePointer.self, from: payload)
+            let pointer = try StrictJSON.decode(ConvoEvent.MessagePayload.self, from: payload)
             body = try Self.json(MessageEventBody(
                 convoId: event.convoID, eventSeq: event.seq, seq: pointer.seq, msgId: pointer.msgId, epoch: pointer.epoch,
                 sender: pointer.sender, messageType: pointer.messageType, message: message.map(MessageView.init)))
@@ -42,7 +43,7 @@ struct PreparedEvent: Sendable {
                                                      action: change.action.rawValue, epoch: change.epoch))
             membership = change
         case .epochAdvanced:
-            let epoch = try StrictJSON.decode(EpochPointer.self, from: payload)
+            let epoch = try StrictJSON.decode(ConvoEvent.EpochPayload.self, from: payload)
             body = try Self.json(EpochEventBody(convoId: event.convoID, eventSeq: event.seq, epoch: epoch.epoch,
                                                 commitSeq: epoch.commitSeq))
             membership = nil
@@ -56,19 +57,6 @@ struct PreparedEvent: Sendable {
 
     private static func json(_ value: some Encodable) throws -> String {
         String(decoding: try XRPCJSON.encode(value), as: UTF8.self)
-    }
-
-    private struct MessagePointer: Decodable {
-        var seq: Int64
-        var msgId: String
-        var epoch: Int64
-        var sender: String
-        var messageType: String
-    }
-
-    private struct EpochPointer: Decodable {
-        var epoch: Int64
-        var commitSeq: Int64?
     }
 
     private struct MessageEventBody: Encodable {

@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 import Foundation
 import Primitives
 

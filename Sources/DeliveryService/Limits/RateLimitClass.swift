@@ -6,16 +6,6 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
     case keyPackages
     case membership
 
-    /// The environment variable holding this class's per-DID rule.
-    public var variable: String {
-        switch self {
-        case .send: "RATE_LIMIT_SEND"
-        case .read: "RATE_LIMIT_READ"
-        case .keyPackages: "RATE_LIMIT_KEY_PACKAGES"
-        case .membership: "RATE_LIMIT_MEMBERSHIP"
-        }
-    }
-
     /// Chosen so that a normal client never meets them.
     public var defaultRule: RateLimitRule {
         switch self {

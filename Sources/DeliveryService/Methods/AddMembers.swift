@@ -1,56 +1,38 @@
+import Basics
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.addMembers`: a validated commit with Add proposals; consumes the added
 /// KeyPackages and stores the Welcome for each new member, in one epoch-guarded transaction.
 enum AddMembers {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var commit: ATBytes
-        var welcomeMessage: ATBytes
-        var groupInfo: ATBytes?
-        var keyPackageHashes: [CreateConvo.KeyPackageHash]?
-        var didList: [String]?
-        var idempotencyKey: String?
-    }
-
-    struct Output: Codable, Sendable {
-        var success: Bool
-        var newEpoch: Int64
-        var addedMembers: [String]
-    }
+    typealias Input = AddMembersInput
+    typealias Output = AddMembersOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.addMembers", .procedure, maxBodySize: 16 << 20) { context in
-            let caller = try context.verifiedCaller
-            let input = try context.input(Input.self)
-            let convoID = try InputValidation.convoID(input.convoId)
-            let role = try CommitAuthorization.role(env, convoID: convoID, did: caller.rawValue)
-            let pipeline = CommitPipeline(env: env)
-            let request = CommitPipeline.Request(convoID: convoID, commit: input.commit.bytes, groupInfo: input.groupInfo?.bytes,
-                                                 welcome: input.welcomeMessage.bytes, caller: caller)
-            let validated = try pipeline.validate(request)
-            guard !validated.addedDIDs.isEmpty else { throw XRPCError(400, "InvalidCommit", "the commit adds no one") }
+            let call = try CommitCall<Input>(context, env: env)
+            let (input, convoID, caller) = (call.input, call.convoID, call.caller)
+            let role = try CommitAuthorization.role(env, convoID: convoID, did: caller)
+            let validated = try call.validate()
+            guard !validated.addedDIDs.isEmpty else { throw XRPCError(400, .invalidCommit, "the commit adds no one") }
             try CommitAuthorization.checkRemovals(validated, callerDID: caller.rawValue, isAdmin: role == .admin)
             if let didList = input.didList {
                 guard Set(didList) == Set(validated.addedDIDs) else {
-                    throw XRPCError(400, "InvalidCommit", "didList differs from the members the commit adds")
+                    throw XRPCError(400, .invalidCommit, "didList differs from the members the commit adds")
                 }
             }
             if let hashes = input.keyPackageHashes {
                 let given = Set(hashes.map { $0.hash.lowercased() })
                 guard given == Set(validated.consumedKeyPackages.map { Hex.encode($0.ref) }) else {
-                    throw XRPCError(400, "InvalidCommit", "keyPackageHashes differ from the KeyPackages the commit adds")
+                    throw XRPCError(400, .invalidCommit, "keyPackageHashes differ from the KeyPackages the commit adds")
                 }
             }
             let current = Set(try env.store.members(convoID: convoID).map(\.did))
             for did in validated.addedDIDs where current.contains(did) && !validated.removedDIDs.contains(did) {
-                throw XRPCError.conflict("AlreadyMember", "\(did) is already a member")
+                throw XRPCError.conflict(.alreadyMember, "\(did) is already a member")
             }
-            let application = pipeline.application(validated, request: request,
-                                                   departures: CommitAuthorization.departures(validated))
-            return try env.idempotent(context, key: input.idempotencyKey) { tx in
-                let outcome = try tx.applyCommit(application)
-                return Output(success: true, newEpoch: outcome.newEpoch, addedMembers: validated.addedDIDs)
+            return try call.apply(validated, departures: CommitAuthorization.departures(validated)) { outcome in
+                Output(success: true, newEpoch: outcome.newEpoch, addedMembers: validated.addedDIDs)
             }
         }
     }

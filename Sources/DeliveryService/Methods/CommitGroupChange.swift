@@ -1,35 +1,20 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.commitGroupChange`: any valid commit (self-update, PSK, GroupContextExtensions,
 /// adds and removes), validated against the stored public state.
 enum CommitGroupChange {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var commit: ATBytes
-        var groupInfo: ATBytes?
-        var welcomeMessage: ATBytes?
-        var idempotencyKey: String?
-    }
-
-    struct Output: Codable, Sendable {
-        var newEpoch: Int64
-    }
+    typealias Input = CommitGroupChangeInput
+    typealias Output = CommitGroupChangeOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.commitGroupChange", .procedure, maxBodySize: 16 << 20) { context in
-            let caller = try context.verifiedCaller
-            let input = try context.input(Input.self)
-            let convoID = try InputValidation.convoID(input.convoId)
-            let role = try CommitAuthorization.role(env, convoID: convoID, did: caller.rawValue)
-            let pipeline = CommitPipeline(env: env)
-            let request = CommitPipeline.Request(convoID: convoID, commit: input.commit.bytes, groupInfo: input.groupInfo?.bytes,
-                                                 welcome: input.welcomeMessage?.bytes, caller: caller)
-            let validated = try pipeline.validate(request)
-            try CommitAuthorization.checkRemovals(validated, callerDID: caller.rawValue, isAdmin: role == .admin)
-            let application = pipeline.application(validated, request: request,
-                                                   departures: CommitAuthorization.departures(validated))
-            return try env.idempotent(context, key: input.idempotencyKey) { tx in
-                Output(newEpoch: try tx.applyCommit(application).newEpoch)
+            let call = try CommitCall<Input>(context, env: env)
+            let role = try CommitAuthorization.role(env, convoID: call.convoID, did: call.caller)
+            let validated = try call.validate()
+            try CommitAuthorization.checkRemovals(validated, callerDID: call.caller.rawValue, isAdmin: role == .admin)
+            return try call.apply(validated, departures: CommitAuthorization.departures(validated)) { outcome in
+                Output(newEpoch: outcome.newEpoch)
             }
         }
     }

@@ -1,15 +1,10 @@
+import Lexicon
+
 /// `blue.catbird.mls.confirmWelcome`: the recipient reports that it processed (or failed to
 /// process) its Welcome; a confirmed Welcome is no longer served.
 enum ConfirmWelcome {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var success: Bool
-        var errorDetails: String?
-    }
-
-    struct Output: Codable, Sendable {
-        var confirmed: Bool
-    }
+    typealias Input = ConfirmWelcomeInput
+    typealias Output = ConfirmWelcomeOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.confirmWelcome", .procedure, maxBodySize: 16 << 10) { context in
@@ -18,7 +13,7 @@ enum ConfirmWelcome {
             if let details = input.errorDetails, details.utf8.count > 1024 {
                 throw XRPCError.invalidRequest("errorDetails is longer than 1024 bytes")
             }
-            let confirmed = try env.store.confirmWelcome(convoID: convoID, recipient: try context.verifiedCaller.rawValue,
+            let confirmed = try env.store.confirmWelcome(convoID: convoID, recipient: context.caller,
                                                          success: input.success, errorDetails: input.errorDetails)
             return .json(Output(confirmed: confirmed))
         }

@@ -1,4 +1,6 @@
+import Basics
 import DeliveryStore
+import Lexicon
 import MLS
 
 /// `blue.catbird.mls.createConvo`: a conversation from a GroupInfo the service validates in full
@@ -6,28 +8,14 @@ import MLS
 /// are each the leaf of a KeyPackage its DID published (`InitialMembers`), with those KeyPackages
 /// consumed and their Welcome stored, in one transaction.
 enum CreateConvo {
-    struct KeyPackageHash: Codable, Sendable {
-        var did: String
-        var hash: String
-    }
-
-    struct Input: Codable, Sendable {
-        var groupId: String
-        var cipherSuite: String
-        var idempotencyKey: String?
-        var groupInfo: ATBytes
-        var ratchetTree: ATBytes?
-        var commit: ATBytes?
-        var welcomeMessage: ATBytes?
-        var keyPackageHashes: [KeyPackageHash]?
-        var metadata: ConvoView.Metadata?
-    }
+    typealias KeyPackageHash = Lexicon.KeyPackageHash
+    typealias Input = CreateConvoInput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         // As addMembers: with suite 0x004D (2.7 KB KeyPackages, 1120-byte kem_outputs) a group created
         // with 1000 members carries about 9 MB of commit, Welcome and GroupInfo as JSON.
         XRPCMethod("blue.catbird.mls.createConvo", .procedure, maxBodySize: 16 << 20) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.groupId)
             let suite = try CipherSuiteName.id(input.cipherSuite)
@@ -40,26 +28,26 @@ enum CreateConvo {
             var tree: RatchetTree?
             if let bytes = input.ratchetTree?.bytes {
                 do { tree = try RatchetTree(decoding: bytes) } catch {
-                    throw XRPCError(400, "InvalidGroupInfo", "ratchetTree is not a valid ratchet tree")
+                    throw XRPCError(400, .invalidGroupInfo, "ratchetTree is not a valid ratchet tree")
                 }
             }
             let group: PublicGroup
             do { group = try PublicGroup(groupInfo: groupInfo, ratchetTree: tree) } catch {
-                throw XRPCError(400, "InvalidGroupInfo", mlsFailureDescription(error))
+                throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
             }
             guard Hex.encode(group.groupID) == convoID else {
-                throw XRPCError(400, "InvalidGroupInfo", "groupId differs from the GroupInfo's group id")
+                throw XRPCError(400, .invalidGroupInfo, "groupId differs from the GroupInfo's group id")
             }
             guard group.cipherSuite.rawValue == suite else {
-                throw XRPCError(400, "InvalidCipherSuite", "cipherSuite differs from the group's")
+                throw XRPCError(400, .invalidCipherSuite, "cipherSuite differs from the group's")
             }
             guard let signer = group.tree.leafNode(at: groupInfo.signer),
                   MemberIdentity.did(of: signer.credential) == caller.rawValue else {
-                throw XRPCError(400, "InvalidGroupInfo", "the GroupInfo must be signed by the caller's leaf")
+                throw XRPCError(400, .invalidGroupInfo, "the GroupInfo must be signed by the caller's leaf")
             }
-            let members = try MemberIdentity.memberLeaves(group.members, error: "InvalidGroupInfo")
+            let members = try MemberIdentity.memberLeaves(group.members, error: .invalidGroupInfo)
             guard members.count <= env.limits.maxMembers else {
-                throw XRPCError(400, "TooManyMembers", "a conversation has at most \(env.limits.maxMembers) members")
+                throw XRPCError(400, .tooManyMembers, "a conversation has at most \(env.limits.maxMembers) members")
             }
 
             let consumed = try InitialMembers.keyPackages(
@@ -72,7 +60,7 @@ enum CreateConvo {
 
             let creation = ConvoCreation(
                 groupID: group.groupID, cipherSuite: suite, epoch: Int64(clamping: group.epoch),
-                publicState: group.serialize(), groupInfo: input.groupInfo.bytes, creatorDID: caller.rawValue,
+                publicState: group.serialize(), groupInfo: input.groupInfo.bytes, creatorDID: caller,
                 name: input.metadata?.name, description: input.metadata?.description, members: members,
                 consumedKeyPackages: consumed, welcomes: welcomes, initialCommit: input.commit?.bytes)
             return try env.idempotent(context, key: input.idempotencyKey) { tx in

@@ -6,10 +6,10 @@ import HTTP
 enum GetBlob {
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getBlob", .query) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let blobID = try context.parameters.requiredString("blobId")
             guard BlobID.isWellFormed(blobID), let blob = try env.store.blob(id: blobID) else { throw notFound }
-            guard try env.store.isMember(convoID: blob.convoID, did: caller.rawValue) else {
+            guard try env.store.isMember(convoID: blob.convoID, did: caller) else {
                 throw DeliveryStoreError.notMember
             }
             let size = Int(blob.size)
@@ -29,7 +29,7 @@ enum GetBlob {
                 (status, offset, length) = (206, start, count)
                 headers.add("Content-Range", "bytes \(start)-\(start + count - 1)/\(size)")
             case .unsatisfiable:
-                return .http(XRPCError(416, "RangeNotSatisfiable", "the range starts past the blob's \(size) bytes",
+                return .http(XRPCError(416, .rangeNotSatisfiable, "the range starts past the blob's \(size) bytes",
                                        headers: [("Content-Range", "bytes */\(size)")]).response)
             }
             guard let file = HTTPFileBody.open(path: env.blobs.path(for: blob.sha256), offset: offset, length: length) else {
@@ -40,5 +40,5 @@ enum GetBlob {
         }
     }
 
-    static let notFound = XRPCError.notFound("BlobNotFound", "no such blob")
+    static let notFound = XRPCError.notFound(.blobNotFound, "no such blob")
 }

@@ -1,16 +1,9 @@
+import Lexicon
+
 /// `blue.catbird.mls.getCommits`: the commits of an epoch range, for current members.
 enum GetCommits {
-    struct Commit: Codable, Sendable {
-        var epoch: Int64
-        var sender: String
-        var commitData: ATBytes
-        var createdAt: String
-    }
-
-    struct Output: Codable, Sendable {
-        var convoId: String
-        var commits: [Commit]
-    }
+    typealias Commit = GetCommitsOutput.Commit
+    typealias Output = GetCommitsOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getCommits", .query) { context in
@@ -20,11 +13,11 @@ enum GetCommits {
                 throw XRPCError.invalidRequest("missing parameter fromEpoch")
             }
             let to = try parameters.int("toEpoch", in: 0...Int.max)
-            if let to, to < from { throw XRPCError(400, "InvalidEpochRange", "toEpoch is before fromEpoch") }
-            _ = try env.convo(convoID, memberDID: try context.verifiedCaller)
+            if let to, to < from { throw XRPCError(400, .invalidEpochRange, "toEpoch is before fromEpoch") }
+            _ = try env.convo(convoID, memberDID: context.caller)
             let rows = try env.store.commits(convoID: convoID, fromEpoch: Int64(from), toEpoch: to.map(Int64.init))
             return .json(Output(convoId: convoID, commits: rows.map {
-                Commit(epoch: $0.epoch, sender: $0.senderDID, commitData: ATBytes($0.commit),
+                Commit(epoch: $0.epoch, sender: $0.senderDID, commitData: $0.commit,
                        createdAt: Timestamp.rfc3339($0.createdAt))
             }))
         }

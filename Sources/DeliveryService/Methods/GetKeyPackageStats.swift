@@ -1,23 +1,15 @@
+import Lexicon
+
 /// `blue.catbird.mls.getKeyPackageStats`: the caller's stock of KeyPackages.
 enum GetKeyPackageStats {
-    struct SuiteCount: Codable, Sendable {
-        var cipherSuite: String
-        var available: Int
-    }
-
-    struct Output: Codable, Sendable {
-        var available: Int
-        var consumed: Int
-        var threshold: Int
-        var needsReplenish: Bool
-        var byCipherSuite: [SuiteCount]
-    }
+    typealias SuiteCount = GetKeyPackageStatsOutput.SuiteCount
+    typealias Output = GetKeyPackageStatsOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getKeyPackageStats", .query) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let suite = try context.parameters.string("cipherSuite").map(CipherSuiteName.id)
-            let stats = try env.store.keyPackageStats(owner: caller.rawValue, cipherSuite: suite)
+            let stats = try env.store.keyPackageStats(owner: caller, cipherSuite: suite)
             let threshold = env.limits.keyPackageThreshold
             return .json(Output(available: stats.available, consumed: stats.consumed, threshold: threshold,
                                 needsReplenish: stats.available < threshold,

@@ -1,18 +1,15 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.getMessages`: messages after `sinceSeq` in seq order, for current members.
 enum GetMessages {
-    struct Output: Codable, Sendable {
-        var messages: [MessageView]
-        var lastSeq: Int64?
-        var cursor: String?
-    }
+    typealias Output = GetMessagesOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getMessages", .query) { context in
             let parameters = context.parameters
             let convoID = try InputValidation.convoID(try parameters.requiredString("convoId"))
-            _ = try env.convo(convoID, memberDID: try context.verifiedCaller)
+            _ = try env.convo(convoID, memberDID: context.caller)
             let kind: MessageKind?
             switch parameters.string("type") ?? "all" {
             case "all": kind = nil
@@ -24,7 +21,7 @@ enum GetMessages {
             let fromEpoch = try parameters.int("fromEpoch", in: 0...Int.max).map(Int64.init)
             let toEpoch = try parameters.int("toEpoch", in: 0...Int.max).map(Int64.init)
             if let fromEpoch, let toEpoch, toEpoch < fromEpoch {
-                throw XRPCError(400, "InvalidEpochRange", "toEpoch is before fromEpoch")
+                throw XRPCError(400, .invalidEpochRange, "toEpoch is before fromEpoch")
             }
             let limit = try parameters.limit()
             let query = MessageQuery(sinceSeq: Int64(try parameters.int("sinceSeq", in: 0...Int.max) ?? 0), limit: limit,

@@ -1,21 +1,15 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.getSubscriptionTicket`: a short-lived, single-use ticket for
 /// subscribeConvoEvents, bound to the caller and optionally to one conversation it is a member of.
 enum GetSubscriptionTicket {
-    struct Input: Decodable {
-        var convoId: String?
-    }
-
-    struct Output: Encodable, Sendable {
-        var ticket: String
-        var endpoint: String
-        var expiresAt: String
-    }
+    typealias Input = GetSubscriptionTicketInput
+    typealias Output = GetSubscriptionTicketOutput
 
     static func method(_ env: MethodEnvironment, events: EventService) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.getSubscriptionTicket", .procedure, maxBodySize: 4 << 10) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             // The body is optional: no body (or `{}`) asks for all the caller's conversations.
             let input = context.request.body.isEmpty ? Input() : try context.input(Input.self)
             let convoID = try input.convoId.map { text throws(XRPCError) in try InputValidation.convoID(text) }

@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 
 /// Checks shared by the methods' inputs; each failure is 400 InvalidRequest with the field named.
 enum InputValidation {
@@ -11,7 +12,7 @@ enum InputValidation {
     }
 
     static func did(_ text: String) throws(XRPCError) -> DID {
-        do { return try DID(text) } catch { throw XRPCError(400, "InvalidDid", "invalid DID \(text.prefix(100))") }
+        do { return try DID(text) } catch { throw XRPCError(400, .invalidDid, "invalid DID \(text.prefix(100))") }
     }
 
     /// msgId: a ULID (26 Crockford base32 characters) or a UUID (RFC 9562).

@@ -1,54 +1,49 @@
+import Basics
 import DeliveryStore
+import Lexicon
 import MLS
 
 /// `blue.catbird.mls.leaveConvo`: the caller's self-Remove proposal (a PublicMessage whose sender
 /// is the leaf it removes) is validated and kept until another member's commit covers it.
 enum LeaveConvo {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var proposal: ATBytes?
-    }
-
-    struct Output: Codable, Sendable {
-        var success: Bool
-        var pendingRemoval: Bool
-    }
+    typealias Input = LeaveConvoInput
+    typealias Output = LeaveConvoOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.leaveConvo", .procedure, maxBodySize: 1 << 20) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.convoId)
             let convo = try env.convo(convoID, memberDID: caller)
             let members = try env.store.members(convoID: convoID)
             guard Set(members.map(\.did)).count > 1 else {
-                throw XRPCError.conflict("LastMember", "the last member cannot leave; nobody would commit the removal")
+                throw XRPCError.conflict(.lastMember, "the last member cannot leave; nobody would commit the removal")
             }
             guard let bytes = input.proposal?.bytes else {
                 throw XRPCError.invalidRequest("proposal (a self-Remove PublicMessage) is required")
             }
-            let message = try MLSInput.publicMessage(bytes, error: "InvalidProposal", what: "proposal")
+            let message = try MLSInput.publicMessage(bytes, error: .invalidProposal, what: "proposal")
             guard Hex.encode(message.content.groupID) == convoID else {
-                throw XRPCError(400, "InvalidProposal", "the proposal is for another group")
+                throw XRPCError(400, .invalidProposal, "the proposal is for another group")
             }
             guard Int64(clamping: message.content.epoch) == convo.epoch else {
                 throw DeliveryStoreError.epochMismatch(current: convo.epoch)
             }
             guard case .proposal(.remove(let removed)) = message.content.content,
                   case .member(let senderLeaf) = message.content.sender, senderLeaf == removed else {
-                throw XRPCError(400, "InvalidProposal", "proposal must be a Remove of the sender's own leaf")
+                throw XRPCError(400, .invalidProposal, "proposal must be a Remove of the sender's own leaf")
             }
             var group: PublicGroup
             do { group = try PublicGroup(serialized: convo.publicState) } catch { throw XRPCError.internalError }
             guard let leaf = group.tree.leafNode(at: senderLeaf), MemberIdentity.did(of: leaf.credential) == caller.rawValue else {
-                throw XRPCError.forbidden("NotMember", "the proposal's sender leaf is not the caller's")
+                throw XRPCError.forbidden(.notMember, "the proposal's sender leaf is not the caller's")
             }
             let cached: CachedProposal
             do { cached = try group.recordProposal(message) } catch {
-                throw XRPCError(400, "InvalidProposal", mlsFailureDescription(error))
+                throw XRPCError(400, .invalidProposal, mlsFailureDescription(error))
             }
             _ = try env.store.addPendingProposal(PendingProposal(
-                convoID: convoID, epoch: convo.epoch, ref: cached.ref, senderLeaf: senderLeaf, senderDID: caller.rawValue,
+                convoID: convoID, epoch: convo.epoch, ref: cached.ref, senderLeaf: senderLeaf, senderDID: caller,
                 kind: "remove", proposal: bytes))
             return .json(Output(success: true, pendingRemoval: true))
         }

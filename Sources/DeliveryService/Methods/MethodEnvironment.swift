@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 import DeliveryStore
 import Foundation
 
@@ -13,20 +14,20 @@ struct MethodEnvironment: Sendable {
     /// The conversation, if the caller is one of its current members: 404 ConvoNotFound or 403 NotMember.
     func convo(_ convoID: String, memberDID did: DID) throws -> ConvoState {
         let convo = try store.loadConvo(convoID)
-        guard try store.isMember(convoID: convoID, did: did.rawValue) else { throw DeliveryStoreError.notMember }
+        guard try store.isMember(convoID: convoID, did: did) else { throw DeliveryStoreError.notMember }
         return convo
     }
 
     /// Runs `body` once per (caller, method, key): a repeat returns the first response (API.md,
     /// Idempotency). Without a key the body just runs in a transaction.
     func idempotent<Output: Encodable & Sendable>(
-        _ context: XRPCContext, key: String?, _ body: (DeliveryTransaction) throws -> Output
+        _ context: AuthenticatedContext, key: String?, _ body: (DeliveryTransaction) throws -> Output
     ) throws -> XRPCOutput {
         guard let key else {
             return .json(try store.transaction { try body($0) })
         }
         guard !key.isEmpty, key.utf8.count <= 128 else { throw XRPCError.invalidRequest("idempotencyKey must be 1-128 characters") }
-        let outcome = try store.idempotent(caller: try context.verifiedCaller.rawValue, method: context.nsid, key: key) { tx in
+        let outcome = try store.idempotent(caller: context.caller, method: context.nsid, key: key) { tx in
             StoredResponse(status: 200, body: try XRPCJSON.encode(try body(tx)))
         }
         return .bytes(outcome.response.body, contentType: "application/json")

@@ -1,44 +1,30 @@
 import DeliveryStore
 import Foundation
+import Lexicon
 
 /// `blue.catbird.mls.processExternalCommit`: a member that lost its state rejoins with an external
 /// commit (sender new_member_commit) built from the group's published GroupInfo.
 enum ProcessExternalCommit {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var externalCommit: ATBytes
-        var groupInfo: ATBytes?
-        var idempotencyKey: String?
-    }
-
-    struct Output: Codable, Sendable {
-        var epoch: Int64
-        var rejoinedAt: String
-    }
+    typealias Input = ProcessExternalCommitInput
+    typealias Output = ProcessExternalCommitOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.processExternalCommit", .procedure, maxBodySize: 8 << 20) { context in
-            let caller = try context.verifiedCaller
-            let input = try context.input(Input.self)
-            let convoID = try InputValidation.convoID(input.convoId)
+            let call = try CommitCall<Input>(context, env: env)
+            let (convoID, caller) = (call.convoID, call.caller)
             _ = try env.store.loadConvo(convoID)
-            guard try env.store.isMember(convoID: convoID, did: caller.rawValue) else {
-                throw XRPCError.forbidden("Unauthorized", "only a current member may rejoin by external commit")
+            guard try env.store.isMember(convoID: convoID, did: caller) else {
+                throw XRPCError.forbidden(.unauthorized, "only a current member may rejoin by external commit")
             }
-            let pipeline = CommitPipeline(env: env)
-            let request = CommitPipeline.Request(convoID: convoID, commit: input.externalCommit.bytes,
-                                                 groupInfo: input.groupInfo?.bytes, welcome: nil, caller: caller)
-            let validated = try pipeline.validate(request)
+            let validated = try call.validate()
             guard validated.summary.isExternal else {
-                throw XRPCError(400, "InvalidCommit", "externalCommit must be sent by new_member_commit")
+                throw XRPCError(400, .invalidCommit, "externalCommit must be sent by new_member_commit")
             }
             guard validated.removedDIDs.allSatisfy({ $0 == caller.rawValue }), validated.addedDIDs.isEmpty else {
-                throw XRPCError.forbidden("Unauthorized", "an external commit may only replace the caller's own leaf")
+                throw XRPCError.forbidden(.unauthorized, "an external commit may only replace the caller's own leaf")
             }
-            let application = pipeline.application(validated, request: request)
-            return try env.idempotent(context, key: input.idempotencyKey) { tx in
-                let outcome = try tx.applyCommit(application)
-                return Output(epoch: outcome.newEpoch, rejoinedAt: Timestamp.rfc3339(Date()))
+            return try call.apply(validated) { outcome in
+                Output(epoch: outcome.newEpoch, rejoinedAt: Timestamp.rfc3339(Date()))
             }
         }
     }

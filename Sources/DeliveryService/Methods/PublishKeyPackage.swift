@@ -1,26 +1,19 @@
 import ATProto
+import Basics
 import DeliveryStore
 import Foundation
+import Lexicon
 import MLS
 
 /// `blue.catbird.mls.publishKeyPackage`: a KeyPackage validated in full (MLS.md item 1) whose
 /// credential names the caller, stored with its KeyPackageRef.
 enum PublishKeyPackage {
-    struct Input: Codable, Sendable {
-        var keyPackage: ATBytes
-        var cipherSuite: String
-        var expires: String?
-        var idempotencyKey: String?
-    }
-
-    struct Output: Codable, Sendable {
-        var keyPackageHash: String
-        var expiresAt: String
-    }
+    typealias Input = PublishKeyPackageInput
+    typealias Output = PublishKeyPackageOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.publishKeyPackage", .procedure, maxBodySize: 128 << 10) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let input = try context.input(Input.self)
             let package = try validate(input.keyPackage.bytes, cipherSuite: input.cipherSuite, expires: input.expires,
                                        caller: caller, env: env)
@@ -35,7 +28,7 @@ enum PublishKeyPackage {
     static func validate(_ bytes: [UInt8], cipherSuite: String, expires: String?, caller: DID,
                          env: MethodEnvironment, now: Date = Date()) throws(XRPCError) -> NewKeyPackage {
         guard bytes.count <= env.limits.maxKeyPackageBytes else {
-            throw XRPCError(413, "PayloadTooLarge", "a KeyPackage is at most \(env.limits.maxKeyPackageBytes) bytes")
+            throw XRPCError(413, .payloadTooLarge, "a KeyPackage is at most \(env.limits.maxKeyPackageBytes) bytes")
         }
         let suite = try CipherSuiteName.id(cipherSuite)
         let seconds = UInt64(now.timeIntervalSince1970)
@@ -45,27 +38,27 @@ enum PublishKeyPackage {
                                                  maxLifetime: UInt64(env.limits.keyPackageMaxLifetimeDays) * 86_400, skew: 60)
         } catch {
             if case .cipherSuiteMismatch = error {
-                throw XRPCError(400, "InvalidCipherSuite", "the KeyPackage's cipher suite differs from cipherSuite")
+                throw XRPCError(400, .invalidCipherSuite, "the KeyPackage's cipher suite differs from cipherSuite")
             }
-            throw XRPCError(400, "InvalidKeyPackage", "\(error)")
+            throw XRPCError(400, .invalidKeyPackage, "\(error)")
         }
         guard let identity = MemberIdentity.identity(of: validated.keyPackage.leafNode.credential),
               MemberLeaf.did(fromIdentity: identity) == caller.rawValue else {
-            throw XRPCError(400, "InvalidKeyPackage", "the KeyPackage's credential must be the caller's DID")
+            throw XRPCError(400, .invalidKeyPackage, "the KeyPackage's credential must be the caller's DID")
         }
         var expiresAt = now.addingTimeInterval(Double(env.limits.defaultKeyPackageExpiryDays) * 86_400)
         if let expires {
             guard let requested = Timestamp.parse(expires) else { throw XRPCError.invalidRequest("expires is not an RFC 3339 time") }
             guard requested > now else { throw XRPCError.invalidRequest("expires is in the past") }
             guard requested <= now.addingTimeInterval(Double(env.limits.maxKeyPackageExpiryDays) * 86_400) else {
-                throw XRPCError(400, "ExpirationTooFar", "expires is more than \(env.limits.maxKeyPackageExpiryDays) days ahead")
+                throw XRPCError(400, .expirationTooFar, "expires is more than \(env.limits.maxKeyPackageExpiryDays) days ahead")
             }
             expiresAt = requested
         }
         if case .keyPackage(let lifetime) = validated.keyPackage.leafNode.leafNodeSource {
             expiresAt = min(expiresAt, Date(timeIntervalSince1970: Double(min(lifetime.notAfter, UInt64(Int64.max / 2)))))
         }
-        return NewKeyPackage(ownerDID: caller.rawValue, cipherSuite: suite, keyPackage: bytes, ref: validated.ref,
+        return NewKeyPackage(ownerDID: caller, cipherSuite: suite, keyPackage: bytes, ref: validated.ref,
                              credentialIdentity: identity, expiresAt: expiresAt)
     }
 }

@@ -1,37 +1,21 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.publishKeyPackages`: up to 100 KeyPackages, each validated and stored on its own.
 enum PublishKeyPackages {
-    struct Item: Codable, Sendable {
-        var keyPackage: ATBytes
-        var cipherSuite: String
-        var expires: String?
-    }
-
-    struct Input: Codable, Sendable {
-        var keyPackages: [Item]
-    }
-
-    struct ItemError: Codable, Sendable {
-        var index: Int
-        var error: String
-        var message: String
-    }
-
-    struct Output: Codable, Sendable {
-        var succeeded: Int
-        var failed: Int
-        var errors: [ItemError]?
-    }
+    typealias Item = PublishKeyPackagesInput.Item
+    typealias Input = PublishKeyPackagesInput
+    typealias ItemError = PublishKeyPackagesOutput.ItemError
+    typealias Output = PublishKeyPackagesOutput
 
     static let maxBatch = 100
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.publishKeyPackages", .procedure, maxBodySize: 10 << 20) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let input = try context.input(Input.self)
             guard input.keyPackages.count <= maxBatch else {
-                throw XRPCError(400, "BatchTooLarge", "at most \(maxBatch) KeyPackages per call")
+                throw XRPCError(400, .batchTooLarge, "at most \(maxBatch) KeyPackages per call")
             }
             var errors: [ItemError] = []
             var valid: [(index: Int, package: NewKeyPackage)] = []
@@ -40,7 +24,7 @@ enum PublishKeyPackages {
                     valid.append((index, try PublishKeyPackage.validate(item.keyPackage.bytes, cipherSuite: item.cipherSuite,
                                                                         expires: item.expires, caller: caller, env: env)))
                 } catch {
-                    errors.append(ItemError(index: index, error: error.name, message: error.message))
+                    errors.append(ItemError(index: index, error: error.name.rawValue, message: error.message))
                 }
             }
             let results = try env.store.publishKeyPackages(valid.map(\.package))
@@ -48,7 +32,7 @@ enum PublishKeyPackages {
                 if case .failure(let error) = result {
                     if case .database(let storeError) = error { throw storeError }
                     let xrpc = error.xrpcError ?? .internalError
-                    errors.append(ItemError(index: entry.index, error: xrpc.name, message: xrpc.message))
+                    errors.append(ItemError(index: entry.index, error: xrpc.name.rawValue, message: xrpc.message))
                 }
             }
             errors.sort { $0.index < $1.index }

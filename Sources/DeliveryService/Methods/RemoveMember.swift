@@ -1,47 +1,32 @@
 import DeliveryStore
+import Lexicon
 
 /// `blue.catbird.mls.removeMember`: an admin's validated commit that removes exactly `targetDid`.
 enum RemoveMember {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var targetDid: String
-        var commit: ATBytes
-        var groupInfo: ATBytes?
-        var idempotencyKey: String?
-    }
-
-    struct Output: Codable, Sendable {
-        var ok: Bool
-        var newEpoch: Int64
-    }
+    typealias Input = RemoveMemberInput
+    typealias Output = RemoveMemberOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.removeMember", .procedure, maxBodySize: 8 << 20) { context in
-            let caller = try context.verifiedCaller
-            let input = try context.input(Input.self)
-            let convoID = try InputValidation.convoID(input.convoId)
-            let target = try InputValidation.did(input.targetDid).rawValue
-            guard target != caller.rawValue else {
-                throw XRPCError(400, "CannotRemoveSelf", "use leaveConvo to leave a conversation")
+            let call = try CommitCall<Input>(context, env: env)
+            let (input, convoID, caller) = (call.input, call.convoID, call.caller)
+            let target = try InputValidation.did(input.targetDid)
+            guard target != caller else {
+                throw XRPCError(400, .cannotRemoveSelf, "use leaveConvo to leave a conversation")
             }
-            guard try CommitAuthorization.role(env, convoID: convoID, did: caller.rawValue) == .admin else {
-                throw XRPCError.forbidden("NotAdmin", "only an admin may remove members")
+            guard try CommitAuthorization.role(env, convoID: convoID, did: caller) == .admin else {
+                throw XRPCError.forbidden(.notAdmin, "only an admin may remove members")
             }
             guard try env.store.isMember(convoID: convoID, did: target) else {
-                throw XRPCError.notFound("NotMember", "\(target) is not a member")
+                throw XRPCError.notFound(.notMember, "\(target) is not a member")
             }
-            let pipeline = CommitPipeline(env: env)
-            let request = CommitPipeline.Request(convoID: convoID, commit: input.commit.bytes, groupInfo: input.groupInfo?.bytes,
-                                                 welcome: nil, caller: caller)
-            let validated = try pipeline.validate(request)
-            guard validated.removedDIDs == [target], validated.addedDIDs.isEmpty,
-                  !validated.members.contains(where: { $0.did == target }) else {
-                throw XRPCError(400, "InvalidCommit", "the commit must remove every leaf of targetDid and nothing else")
+            let validated = try call.validate()
+            guard validated.removedDIDs == [target.rawValue], validated.addedDIDs.isEmpty,
+                  !validated.members.contains(where: { $0.did == target.rawValue }) else {
+                throw XRPCError(400, .invalidCommit, "the commit must remove every leaf of targetDid and nothing else")
             }
-            let application = pipeline.application(validated, request: request,
-                                                   departures: CommitAuthorization.departures(validated))
-            return try env.idempotent(context, key: input.idempotencyKey) { tx in
-                Output(ok: true, newEpoch: try tx.applyCommit(application).newEpoch)
+            return try call.apply(validated, departures: CommitAuthorization.departures(validated)) { outcome in
+                Output(ok: true, newEpoch: outcome.newEpoch)
             }
         }
     }

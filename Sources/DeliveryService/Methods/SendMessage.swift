@@ -1,4 +1,6 @@
+import Basics
 import DeliveryStore
+import Lexicon
 import MLS
 
 /// `blue.catbird.mls.sendMessage`: stores an application message (a PrivateMessage) after checking
@@ -9,42 +11,15 @@ import MLS
 /// list. With no PrivateMessage to parse, the service cannot check group_id or content type there;
 /// it still checks membership and the epoch, and orders the message with a seq.
 enum SendMessage {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var msgId: String
-        var ciphertext: ATBytes?
-        /// Thin mode: lowercase or uppercase hex SHA-256 of the ciphertext.
-        var hash: String?
-        /// Thin mode: the ciphertext's size in bytes.
-        var size: Int?
-        var epoch: Int64
-        var paddedSize: Int?
-        var idempotencyKey: String?
-        /// Blob ids (uploadBlob) of this conversation the message refers to.
-        var attachments: [String]?
-    }
-
-    struct Output: Codable, Sendable {
-        var messageId: String
-        var receivedAt: String
-        var seq: Int64
-        var epoch: Int64
-        /// Thin mode: the time the service ordered the message (the same instant as receivedAt).
-        var serverTime: String?
-        /// Thin mode: every current member except the sender, with its registered storage.
-        var recipients: [RecipientView]?
-    }
-
-    struct RecipientView: Codable, Sendable {
-        var did: String
-        var storage: StorageProviderView?
-    }
+    typealias Input = SendMessageInput
+    typealias Output = SendMessageOutput
+    typealias RecipientView = Lexicon.RecipientView
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         // base64 grows 4/3; leave room for the JSON around the ciphertext.
         let maxBody = env.limits.maxCiphertextBytes / 3 * 4 + 64 << 10
         return XRPCMethod("blue.catbird.mls.sendMessage", .procedure, maxBodySize: maxBody) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.convoId)
             let msgID = try InputValidation.messageID(input.msgId)
@@ -58,7 +33,7 @@ enum SendMessage {
                 try checkHeader(bytes, convoID: convoID, epoch: epoch)
             }
             let attachments = try attachmentIDs(input.attachments)
-            let message = NewMessage(convoID: convoID, msgID: msgID, epoch: epoch, senderDID: caller.rawValue,
+            let message = NewMessage(convoID: convoID, msgID: msgID, epoch: epoch, senderDID: caller,
                                      content: content, paddedSize: input.paddedSize)
             return try env.idempotent(context, key: input.idempotencyKey) { tx in
                 let stored = try tx.appendMessage(message)
@@ -70,7 +45,7 @@ enum SendMessage {
                     // Read in the same transaction, under the conversation's row lock: exactly the
                     // members at the moment the message took its seq.
                     output.serverTime = receivedAt
-                    output.recipients = try tx.recipients(convoID: convoID, excluding: caller.rawValue).map {
+                    output.recipients = try tx.recipients(convoID: convoID, excluding: caller).map {
                         RecipientView(did: $0.did, storage: $0.storage.map(StorageProviderView.init))
                     }
                 }
@@ -83,9 +58,9 @@ enum SendMessage {
     /// conversation is checked in the message's transaction (400 InvalidAttachment).
     static func attachmentIDs(_ ids: [String]?) throws(XRPCError) -> [String] {
         guard let ids else { return [] }
-        guard ids.count <= maxAttachments else { throw XRPCError(400, "InvalidAttachment", "at most \(maxAttachments) attachments") }
-        guard ids.allSatisfy(BlobID.isWellFormed) else { throw XRPCError(400, "InvalidAttachment", "malformed blob id") }
-        guard Set(ids).count == ids.count else { throw XRPCError(400, "InvalidAttachment", "an attachment is listed twice") }
+        guard ids.count <= maxAttachments else { throw XRPCError(400, .invalidAttachment, "at most \(maxAttachments) attachments") }
+        guard ids.allSatisfy(BlobID.isWellFormed) else { throw XRPCError(400, .invalidAttachment, "malformed blob id") }
+        guard Set(ids).count == ids.count else { throw XRPCError(400, .invalidAttachment, "an attachment is listed twice") }
         return ids
     }
 
@@ -97,7 +72,7 @@ enum SendMessage {
         switch (input.ciphertext, input.hash, input.size) {
         case (let ciphertext?, nil, nil):
             guard ciphertext.bytes.count <= limits.maxCiphertextBytes else {
-                throw XRPCError(413, "MessageTooLarge", "ciphertext exceeds \(limits.maxCiphertextBytes) bytes")
+                throw XRPCError(413, .messageTooLarge, "ciphertext exceeds \(limits.maxCiphertextBytes) bytes")
             }
             return .ciphertext(ciphertext.bytes)
         case (nil, let hash?, let size?):
@@ -106,7 +81,7 @@ enum SendMessage {
             }
             guard size >= 1 else { throw .invalidRequest("size must be at least 1") }
             guard size <= limits.maxExternalMessageBytes else {
-                throw XRPCError(413, "MessageTooLarge", "size exceeds \(limits.maxExternalMessageBytes) bytes")
+                throw XRPCError(413, .messageTooLarge, "size exceeds \(limits.maxExternalMessageBytes) bytes")
             }
             return .external(sha256: digest, size: size)
         case (nil, nil, nil):
@@ -123,19 +98,19 @@ enum SendMessage {
     static func checkHeader(_ bytes: [UInt8], convoID: String, epoch: Int64) throws(XRPCError) {
         let message: MLSMessage
         do { message = try MLSMessage(decoding: bytes) } catch {
-            throw XRPCError(400, "InvalidMessage", "ciphertext is not an MLSMessage")
+            throw XRPCError(400, .invalidMessage, "ciphertext is not an MLSMessage")
         }
         guard case .privateMessage(let privateMessage) = message.body else {
-            throw XRPCError(400, "InvalidMessage", "application messages must be PrivateMessage")
+            throw XRPCError(400, .invalidMessage, "application messages must be PrivateMessage")
         }
         guard Hex.encode(privateMessage.groupID) == convoID else {
-            throw XRPCError(400, "InvalidMessage", "the message is for another group")
+            throw XRPCError(400, .invalidMessage, "the message is for another group")
         }
         guard privateMessage.contentType == .application else {
-            throw XRPCError(400, "InvalidMessage", "sendMessage carries application messages only")
+            throw XRPCError(400, .invalidMessage, "sendMessage carries application messages only")
         }
         guard Int64(clamping: privateMessage.epoch) == epoch else {
-            throw XRPCError(400, "InvalidMessage", "the message's epoch differs from the request's epoch")
+            throw XRPCError(400, .invalidMessage, "the message's epoch differs from the request's epoch")
         }
     }
 }

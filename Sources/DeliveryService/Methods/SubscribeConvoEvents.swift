@@ -2,7 +2,7 @@
 /// entry routes the upgrade to a worker thread and answers a plain GET with 400.
 enum SubscribeConvoEvents {
     static func method() -> XRPCMethod {
-        XRPCMethod(EventService.subscribeNSID, .query, auth: .none, maxBodySize: 0) { _ in
+        XRPCMethod.unauthenticated(EventService.subscribeNSID, .query, maxBodySize: 0) { _ in
             throw XRPCError.invalidRequest("subscribeConvoEvents is a WebSocket endpoint: send an Upgrade request")
         }
     }

@@ -1,22 +1,16 @@
 import DeliveryStore
+import Lexicon
 import MLS
 
 /// `blue.catbird.mls.updateGroupInfo`: a member stores the GroupInfo of the current epoch; it must
 /// match the public state the service computed (context, signer, confirmation tag, tree).
 enum UpdateGroupInfo {
-    struct Input: Codable, Sendable {
-        var convoId: String
-        var groupInfo: ATBytes
-        var epoch: Int64
-    }
-
-    struct Output: Codable, Sendable {
-        var updated: Bool
-    }
+    typealias Input = UpdateGroupInfoInput
+    typealias Output = UpdateGroupInfoOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         XRPCMethod("blue.catbird.mls.updateGroupInfo", .procedure, maxBodySize: 8 << 20) { context in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.convoId)
             let convo = try env.convo(convoID, memberDID: caller)
@@ -25,7 +19,7 @@ enum UpdateGroupInfo {
             let group: PublicGroup
             do { group = try PublicGroup(serialized: convo.publicState) } catch { throw XRPCError.internalError }
             do { try group.verify(groupInfo: groupInfo) } catch {
-                throw XRPCError(400, "InvalidGroupInfo", mlsFailureDescription(error))
+                throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
             }
             try env.store.updateGroupInfo(convoID: convoID, epoch: convo.epoch, groupInfo: input.groupInfo.bytes)
             return .json(Output(updated: true))

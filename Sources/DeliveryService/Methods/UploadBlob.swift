@@ -1,5 +1,6 @@
 import DeliveryStore
 import HTTP
+import Lexicon
 
 /// `blue.catbird.mls.uploadBlob`: stores an encrypted attachment (API.md; lexicon/uploadBlob.json).
 ///
@@ -10,21 +11,14 @@ import HTTP
 /// the directory fsynced before the row commits, so an acknowledged blob survives a crash; an
 /// upload that does not finish leaves neither row nor file.
 enum UploadBlob {
-    struct Output: Codable, Sendable {
-        var blob: BlobView
-    }
-
-    struct BlobView: Codable, Sendable {
-        var blobId: String
-        var size: Int64
-        var mimeType: String
-    }
+    typealias Output = UploadBlobOutput
+    typealias BlobView = UploadBlobOutput.Blob
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         let maxBytes = env.limits.maxBlobBytes
         // One byte past the limit: the server's own cut-off never comes before this method's check.
         return XRPCMethod("blue.catbird.mls.uploadBlob", streamingUpTo: maxBytes + 1) { context, body in
-            let caller = try context.verifiedCaller
+            let caller = context.caller
             let convoID = try InputValidation.convoID(try context.parameters.requiredString("convoId"))
             let mimeType = try BlobMediaType.from(contentType: context.request.headers["Content-Type"])
             _ = try env.convo(convoID, memberDID: caller)
@@ -33,7 +27,7 @@ enum UploadBlob {
                 guard declared > 0 else { throw XRPCError.invalidRequest("the blob is empty") }
             }
             let quota = env.limits.blobQuotaBytes
-            let used = try env.store.blobBytesUsed(ownerDID: caller.rawValue)
+            let used = try env.store.blobBytesUsed(ownerDID: caller)
             guard used + Int64(body.expectedLength ?? 1) <= quota else {
                 throw DeliveryStoreError.quotaExceeded(used: used, quota: quota)
             }
@@ -55,7 +49,7 @@ enum UploadBlob {
             guard upload.size > 0 else { throw XRPCError.invalidRequest("the blob is empty") }
             let sha256 = try upload.finish()
             let blob = NewBlob(blobID: BlobID.generate(), sha256: sha256, size: Int64(upload.size),
-                               ownerDID: caller.rawValue, convoID: convoID, mimeType: mimeType)
+                               ownerDID: caller, convoID: convoID, mimeType: mimeType)
             let stored: StoredBlob
             do {
                 // The quota is checked again under the owner's lock: concurrent uploads cannot overshoot.
@@ -69,6 +63,6 @@ enum UploadBlob {
     }
 
     static func tooLarge(_ maxBytes: Int) -> XRPCError {
-        XRPCError(413, "BlobTooLarge", "a blob is at most \(maxBytes) bytes")
+        XRPCError(413, .blobTooLarge, "a blob is at most \(maxBytes) bytes")
     }
 }

@@ -1,4 +1,6 @@
 #if BENCH_ROUTES
+import Basics
+
 /// A bench-only procedure, compiled only with `-DBENCH_ROUTES` (`make bench`): decodes a ~1 KB JSON
 /// body and encodes it back, to measure the XRPC decode/encode path without the database.
 enum BenchEcho {
@@ -14,7 +16,7 @@ enum BenchEcho {
         var items: [Item]
     }
 
-    static let method = XRPCMethod("blue.catbird.mls.bench.echo", .procedure, auth: .none, mayBlock: false) { context in
+    static let method = XRPCMethod.unauthenticated("blue.catbird.mls.bench.echo", .procedure, mayBlock: false) { context in
         .json(try context.input(Body.self))
     }
 }

@@ -18,35 +18,27 @@ public final class DeliveryServiceApp: Sendable {
     private let retention: RetentionJob
     private let events: EventService
 
-    public init(configuration base: ServiceConfiguration) throws {
-        var configuration = base
-        try configuration.applyOperationalSettings(from: base.environment)
+    public init(configuration: ServiceConfiguration) throws {
         self.configuration = configuration
         log = Log(minimum: configuration.logLevel)
-        guard !configuration.databaseURL.isEmpty else {
-            throw ServiceConfiguration.ConfigurationError.invalid("DATABASE_URL", "(unset)")
-        }
-        database = try Database(url: configuration.databaseURL, poolSize: configuration.databasePoolSize)
-        let applied = try Migrator(directory: URL(fileURLWithPath: configuration.migrationsDirectory)).migrate(database)
+        database = try Database(url: configuration.database.url, poolSize: configuration.database.poolSize)
+        let applied = try Migrator(directory: URL(fileURLWithPath: configuration.database.migrationsDirectory)).migrate(database)
         for name in applied { log.info("migration applied", ["name": name]) }
 
         monitor = HealthMonitor(database: database)
-        let authConfiguration = ServiceAuthConfiguration.fromEnvironment(configuration.environment.merging(
-            ["SERVICE_DID": configuration.serviceDID]) { _, new in new })
         let replayStore = PostgresReplayStore(database: database)
-        let verifier = ServiceAuthVerifier(configuration: authConfiguration,
-                                           resolver: DIDResolver(configuration: authConfiguration),
+        let verifier = ServiceAuthVerifier(configuration: configuration.auth,
+                                           resolver: DIDResolver(configuration: configuration.auth),
                                            replayStore: replayStore)
         let store = DeliveryStore(database: database)
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
         let blobs = try BlobDirectory(root: configuration.blobDirectory)
         let reclaimer = BlobReclaimer(store: store, blobs: blobs, log: log)
-        retention = RetentionJob(store: store, settings: try .fromEnvironment(configuration.environment), log: log,
+        retention = RetentionJob(store: store, settings: configuration.retention, log: log,
                                  extraSteps: [BlobRetention(reclaimer: reclaimer, now: { Date() }),
                                               BlobFileSweep(reclaimer: reclaimer, now: { Date() })])
-        let limits = try configuration.limits.applying(environment: configuration.environment)
-        let environment = MethodEnvironment(store: store, log: log, limits: limits, blobs: blobs)
-        let events = try EventService(store: store, settings: try .fromEnvironment(configuration.environment),
+        let environment = MethodEnvironment(store: store, log: log, limits: configuration.limits, blobs: blobs)
+        let events = try EventService(store: store, settings: configuration.events,
                                       serviceEndpoint: configuration.serviceEndpoint, log: log)
         self.events = events
         let methods = DeliveryServiceMethods.all(environment)
@@ -68,20 +60,7 @@ public final class DeliveryServiceApp: Sendable {
             webSocketRoutes: [EventService.subscribeNSID: { request, authenticate in
                 try events.upgrade(request, authenticate: authenticate)
             }])
-        var httpConfiguration = HTTPServerConfiguration()
-        httpConfiguration.host = configuration.host
-        httpConfiguration.port = configuration.port
-        httpConfiguration.workerThreads = configuration.workerThreads
-        httpConfiguration.headerReadTimeout = configuration.headerReadTimeout
-        httpConfiguration.bodyReadTimeout = configuration.bodyReadTimeout
-        httpConfiguration.idleTimeout = configuration.idleTimeout
-        httpConfiguration.maxConnections = configuration.maxConnections
-        httpConfiguration.shutdownGracePeriod = configuration.shutdownGracePeriod
-        // TLS_CERT_FILE + TLS_KEY_FILE terminate TLS here; without them plain HTTP (behind a proxy).
-        let fromEnvironment = HTTPServerConfiguration(environment: configuration.environment)
-        httpConfiguration.tls = fromEnvironment.tls
-        httpConfiguration.maxConnectionsPerIP = fromEnvironment.maxConnectionsPerIP
-        let server = HTTPServer(configuration: httpConfiguration, responder: router)
+        let server = HTTPServer(configuration: configuration.http, responder: router)
         self.server = server
         let database = self.database
         metrics.setGauges(ServiceMetrics.Gauges(
@@ -95,8 +74,8 @@ public final class DeliveryServiceApp: Sendable {
         monitor.start()
         maintenance.start()
         retention.start()
-        events.start(databaseURL: configuration.databaseURL)
-        log.info("listening", ["host": configuration.host, "port": String(server.port)])
+        events.start(databaseURL: configuration.database.url)
+        log.info("listening", ["host": configuration.http.host, "port": String(server.port)])
     }
 
     /// The bound port (the configured one, or the ephemeral one for port 0).
@@ -117,7 +96,7 @@ public final class DeliveryServiceApp: Sendable {
     /// Stops accepting, lets in-flight requests finish within `SHUTDOWN_GRACE_PERIOD`, stops the
     /// background jobs, then releases the database. Safe to call more than once.
     public func shutdown() {
-        log.info("shutting down", ["grace_s": String(configuration.shutdownGracePeriod)])
+        log.info("shutting down", ["grace_s": String(configuration.http.shutdownGracePeriod)])
         server.shutdown()
         monitor.stop()
         maintenance.stop()

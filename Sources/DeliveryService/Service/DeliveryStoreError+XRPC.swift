@@ -6,28 +6,28 @@ extension DeliveryStoreError {
     /// in the router.
     var xrpcError: XRPCError? {
         switch self {
-        case .convoNotFound: return .notFound("ConvoNotFound", "no such conversation")
-        case .convoAlreadyExists: return .conflict("ConvoAlreadyExists", "a conversation with this group id exists")
-        case .notMember: return .forbidden("NotMember", "the caller is not a member of this conversation")
-        case .epochMismatch(let current): return .conflict("EpochMismatch", "the conversation is at epoch \(current)")
+        case .convoNotFound: return .notFound(.convoNotFound, "no such conversation")
+        case .convoAlreadyExists: return .conflict(.convoAlreadyExists, "a conversation with this group id exists")
+        case .notMember: return .forbidden(.notMember, "the caller is not a member of this conversation")
+        case .epochMismatch(let current): return .conflict(.epochMismatch, "the conversation is at epoch \(current)")
         case .commitConflict(let current):
-            return .conflict("CommitConflict", "another commit won this epoch; the conversation is at epoch \(current)")
+            return .conflict(.commitConflict, "another commit won this epoch; the conversation is at epoch \(current)")
         case .groupFrozen:
-            return .conflict("GroupFrozen", "a ReInit commit froze this conversation; continue in the group it names")
+            return .conflict(.groupFrozen, "a ReInit commit froze this conversation; continue in the group it names")
         case .proposalsNotCovered(let count):
-            return .conflict("PendingProposals",
+            return .conflict(.pendingProposals,
                              "the commit must cover the \(count) proposal(s) pending for its epoch (getMessages has them)")
-        case .keyPackageNotFound: return .notFound("KeyPackageNotFound", "a key package the commit adds is unknown or already used")
-        case .keyPackageOwnerMismatch: return XRPCError(400, "KeyPackageNotFound", "a key package belongs to another DID")
-        case .tooManyKeyPackages(let limit): return .conflict("TooManyKeyPackages", "at most \(limit) unused key packages per user")
-        case .duplicateKeyPackage: return .conflict("DuplicateKeyPackage", "this key package was already published")
-        case .messageIDConflict: return .conflict("MessageIdConflict", "msgId already used by another sender")
-        case .welcomeNotFound: return .notFound("WelcomeNotFound", "no Welcome waits for the caller")
-        case .welcomeStale: return XRPCError(410, "WelcomeStale", "the Welcome is no longer valid")
-        case .invalidCursor: return XRPCError(400, "InvalidCursor", "invalid cursor")
+        case .keyPackageNotFound: return .notFound(.keyPackageNotFound, "a key package the commit adds is unknown or already used")
+        case .keyPackageOwnerMismatch: return XRPCError(400, .keyPackageNotFound, "a key package belongs to another DID")
+        case .tooManyKeyPackages(let limit): return .conflict(.tooManyKeyPackages, "at most \(limit) unused key packages per user")
+        case .duplicateKeyPackage: return .conflict(.duplicateKeyPackage, "this key package was already published")
+        case .messageIDConflict: return .conflict(.messageIdConflict, "msgId already used by another sender")
+        case .welcomeNotFound: return .notFound(.welcomeNotFound, "no Welcome waits for the caller")
+        case .welcomeStale: return XRPCError(410, .welcomeStale, "the Welcome is no longer valid")
+        case .invalidCursor: return XRPCError(400, .invalidCursor, "invalid cursor")
         case .quotaExceeded(let used, let quota):
-            return XRPCError(413, "QuotaExceeded", "the upload would exceed the blob quota (\(used) of \(quota) bytes used)")
-        case .invalidAttachment(let message): return XRPCError(400, "InvalidAttachment", message)
+            return XRPCError(413, .quotaExceeded, "the upload would exceed the blob quota (\(used) of \(quota) bytes used)")
+        case .invalidAttachment(let message): return XRPCError(400, .invalidAttachment, message)
         case .invalidArgument(let message): return .invalidRequest(message)
         case .database: return nil
         }

@@ -43,12 +43,12 @@ enum PlainRoutes {
                 var difference = given.count == expected.count ? 0 : 1
                 for index in 0..<expected.count { difference |= Int(expected[index] ^ (index < given.count ? given[index] : 0)) }
                 guard difference == 0 else {
-                    return XRPCError(401, "AuthenticationRequired", "metrics need the bearer token",
+                    return XRPCError(401, .authenticationRequired, "metrics need the bearer token",
                                      headers: [("WWW-Authenticate", "Bearer")]).response
                 }
             }
             guard request.method == .get || request.method == .head else {
-                return XRPCError(405, "InvalidRequest", "/metrics takes GET").response
+                return XRPCError(405, .invalidRequest, "/metrics takes GET").response
             }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")

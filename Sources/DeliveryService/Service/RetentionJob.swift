@@ -25,34 +25,24 @@ struct TableRetention: RetentionStep {
     }
 }
 
-/// Deletes messages, events and old commits past MESSAGE_TTL_DAYS, on a thread of its own, in
+/// How long messages, events and commits are kept (README, "Configuration").
+public struct RetentionSettings: Sendable, Equatable {
+    /// Days a message or event is kept; 0 keeps everything.
+    public var ttlDays = 30
+    /// Each conversation's last commits kept whatever their age.
+    public var keepCommitEpochs = 16
+    /// Rows per delete statement.
+    public var batchSize = 10_000
+    /// Seconds between passes.
+    public var interval: Double = 3600
+
+    public init() {}
+}
+
+/// Deletes messages, events and old commits past their time to live, on a thread of its own, in
 /// bounded batches (each its own short transaction) so a large purge never locks a table for long.
 final class RetentionJob: Sendable {
-    /// README, "Configuration".
-    struct Settings: Sendable, Equatable {
-        /// MESSAGE_TTL_DAYS; 0 keeps everything.
-        var ttlDays = 30
-        /// RETENTION_KEEP_COMMIT_EPOCHS: each conversation's last commits kept whatever their age.
-        var keepCommitEpochs = 16
-        /// RETENTION_BATCH_SIZE: rows per delete statement.
-        var batchSize = 10_000
-        /// RETENTION_INTERVAL_SECONDS: time between passes.
-        var interval: Double = 3600
-
-        static func fromEnvironment(_ env: [String: String]) throws(ServiceConfiguration.ConfigurationError) -> Settings {
-            func integer(_ name: String, _ range: ClosedRange<Int>) throws(ServiceConfiguration.ConfigurationError) -> Int? {
-                guard let text = env[name], !text.isEmpty else { return nil }
-                guard let value = Int(text), range.contains(value) else { throw .invalid(name, text) }
-                return value
-            }
-            var settings = Settings()
-            if let days = try integer("MESSAGE_TTL_DAYS", 0...36_500) { settings.ttlDays = days }
-            if let epochs = try integer("RETENTION_KEEP_COMMIT_EPOCHS", 0...1_000_000) { settings.keepCommitEpochs = epochs }
-            if let size = try integer("RETENTION_BATCH_SIZE", 1...1_000_000) { settings.batchSize = size }
-            if let seconds = try integer("RETENTION_INTERVAL_SECONDS", 1...86_400 * 7) { settings.interval = Double(seconds) }
-            return settings
-        }
-    }
+    typealias Settings = RetentionSettings
 
     /// What one pass deleted, by step name, and how many delete statements it took.
     struct Report: Sendable, Equatable {

@@ -1,93 +1,65 @@
-import Foundation
+import ATProto
+import HTTP
 
-/// Everything the service reads from the environment (README, "Configuration").
+/// Everything the service runs with (README, "Configuration"), as plain values: one
+/// sub-configuration per layer, which each layer takes as it is. Only `fromEnvironment`
+/// (ServiceConfiguration+Environment.swift) knows the variable names.
 public struct ServiceConfiguration: Sendable {
-    public var host = "127.0.0.1"
-    public var port = 8080
-    public var databaseURL = ""
-    public var databasePoolSize = 16
-    public var serviceDID = "did:web:localhost"
+    /// HOST, PORT, WORKER_THREADS, the read and idle timeouts, MAX_CONNECTIONS(_PER_IP),
+    /// SHUTDOWN_GRACE_PERIOD, TLS_CERT_FILE + TLS_KEY_FILE.
+    public var http = HTTPServerConfiguration()
+    /// DATABASE_URL, DATABASE_POOL_SIZE, MIGRATIONS_DIR.
+    public var database = DatabaseSettings()
+    /// SERVICE_DID, PLC_URL, DID_RESOLVER_ALLOW_PRIVATE, AUTH_REQUIRE_LOW_S.
+    public var auth = ServiceAuthConfiguration(serviceDID: "did:web:localhost")
+    /// SERVICE_ENDPOINT: published in `/.well-known/did.json` and in subscription tickets.
     public var serviceEndpoint = "http://127.0.0.1:8080"
-    public var migrationsDirectory = "migrations"
     public var logLevel = Log.Level.info
-    public var workerThreads = 32
+    /// THIN_MESSAGE_MAX_BYTES, BLOB_QUOTA_BYTES and the fixed API limits.
     public var limits = ServiceLimits()
+    /// RATE_LIMIT_*, TRUSTED_PROXIES.
     public var rateLimits = RateLimitConfiguration()
-    /// `METRICS_TOKEN`: when set, `/metrics` wants `Authorization: Bearer <token>`.
+    /// METRICS_TOKEN: when set, `/metrics` wants `Authorization: Bearer <token>`.
     public var metricsToken: String?
-    /// Slowloris defence and connection limits of the HTTP server, in seconds and connections.
-    public var headerReadTimeout = 10.0
-    public var bodyReadTimeout = 30.0
-    public var idleTimeout = 60.0
-    public var maxConnections = 4096
-    /// How long a SIGTERM lets in-flight requests finish.
-    public var shutdownGracePeriod = 10.0
-    /// `BLOB_DIR`: where attachment files are kept, relative to the working directory unless absolute.
+    /// BLOB_DIR: where attachment files are kept, relative to the working directory unless absolute.
     public var blobDirectory = ".data/blobs"
-    public var environment: [String: String] = [:]
+    /// SUBSCRIPTION_TICKET_*, EVENTS_*.
+    public var events = EventSettings()
+    /// MESSAGE_TTL_DAYS, RETENTION_*.
+    public var retention = RetentionSettings()
 
     public init() {}
 
-    public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
-        case invalid(String, String)
-        public var description: String {
-            switch self { case .invalid(let name, let value): return "invalid \(name)=\(value)" }
-        }
+    /// The service's DID (the audience its tokens must name).
+    public var serviceDID: String { auth.serviceDID }
+}
+
+/// Where the service keeps its rows, and the schema it migrates to at start-up.
+public struct DatabaseSettings: Sendable, Equatable {
+    /// A libpq connection string; never logged or echoed (it may hold a password).
+    public var url = ""
+    public var poolSize = 16
+    /// Where `NNNN_name.sql` files are applied from.
+    public var migrationsDirectory = "migrations"
+
+    public init() {}
+}
+
+/// Why the service refuses to start: one variable, what is wrong with it, in one line.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public let variable: String
+    /// The value as given; nil when it is absent or secret (never echoed).
+    public let value: String?
+    public let problem: String
+
+    public init(_ variable: String, value: String?, _ problem: String) {
+        self.variable = variable
+        self.value = value
+        self.problem = problem
     }
 
-    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> ServiceConfiguration {
-        var config = ServiceConfiguration()
-        config.environment = env
-        if let host = env["HOST"], !host.isEmpty { config.host = host }
-        if let port = env["PORT"], !port.isEmpty {
-            guard let value = Int(port), (0...65535).contains(value) else { throw ConfigurationError.invalid("PORT", port) }
-            config.port = value
-        }
-        config.databaseURL = env["DATABASE_URL"] ?? ""
-        if let size = env["DATABASE_POOL_SIZE"], !size.isEmpty {
-            guard let value = Int(size), value > 0 else { throw ConfigurationError.invalid("DATABASE_POOL_SIZE", size) }
-            config.databasePoolSize = value
-        }
-        if let workers = env["WORKER_THREADS"], !workers.isEmpty {
-            guard let value = Int(workers), value > 0 else { throw ConfigurationError.invalid("WORKER_THREADS", workers) }
-            config.workerThreads = value
-        }
-        if let did = env["SERVICE_DID"], !did.isEmpty { config.serviceDID = did }
-        config.serviceEndpoint = env["SERVICE_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? "http://\(config.host):\(config.port)"
-        if let dir = env["MIGRATIONS_DIR"], !dir.isEmpty { config.migrationsDirectory = dir }
-        if let level = env["LOG_LEVEL"], !level.isEmpty {
-            guard let value = Log.Level(name: level) else { throw ConfigurationError.invalid("LOG_LEVEL", level) }
-            config.logLevel = value
-        }
-        try config.applyOperationalSettings(from: env)
-        return config
-    }
-
-    /// Rate limits, metrics token and HTTP timeouts from `env`; a variable that is absent keeps the
-    /// current value. `DeliveryServiceApp` applies `environment` once more, so a configuration built
-    /// in code can set these through its environment too.
-    public mutating func applyOperationalSettings(from env: [String: String]) throws(ConfigurationError) {
-        do {
-            rateLimits = try RateLimitConfiguration(environment: env, base: rateLimits)
-        } catch {
-            guard case .invalid(let variable, let value) = error else { throw .invalid("RATE_LIMIT", "") }
-            throw .invalid(variable, value)
-        }
-        if let token = env["METRICS_TOKEN"], !token.isEmpty { metricsToken = token }
-        if let directory = env["BLOB_DIR"], !directory.isEmpty { blobDirectory = directory }
-        func seconds(_ name: String) throws(ConfigurationError) -> Double? {
-            guard let text = env[name], !text.isEmpty else { return nil }
-            guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else { throw .invalid(name, text) }
-            return value
-        }
-        if let value = try seconds("HEADER_READ_TIMEOUT") { headerReadTimeout = value }
-        if let value = try seconds("BODY_READ_TIMEOUT") { bodyReadTimeout = value }
-        if let value = try seconds("IDLE_TIMEOUT") { idleTimeout = value }
-        if let value = try seconds("SHUTDOWN_GRACE_PERIOD") { shutdownGracePeriod = value }
-        if let text = env["MAX_CONNECTIONS"], !text.isEmpty {
-            guard let value = Int(text), value > 0 else { throw .invalid("MAX_CONNECTIONS", text) }
-            maxConnections = value
-        }
+    public var description: String {
+        if let value { return "\(variable)=\(value.debugDescription): \(problem)" }
+        return "\(variable): \(problem)"
     }
 }

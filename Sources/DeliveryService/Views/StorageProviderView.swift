@@ -1,12 +1,8 @@
 import DeliveryStore
 import Foundation
+import Lexicon
 
-/// `blue.catbird.mls.defs#storageProvider`: where a user keeps thin-mode ciphertext.
-struct StorageProviderView: Codable, Sendable, Equatable {
-    var type: String
-    var endpoint: String?
-    var config: [String: String]?
-
+extension StorageProviderView {
     /// Bounds on what a registration may carry; the service only stores and repeats it.
     static let maxEndpointBytes = 512
     static let maxConfigEntries = 32
@@ -15,9 +11,8 @@ struct StorageProviderView: Codable, Sendable, Equatable {
     static let maxConfigBytes = 4096
 
     init(_ provider: StorageProvider) {
-        type = provider.type.rawValue
-        endpoint = provider.endpoint
-        config = provider.config.isEmpty ? nil : provider.config
+        self.init(type: provider.type.rawValue, endpoint: provider.endpoint,
+                  config: provider.config.isEmpty ? nil : provider.config)
     }
 
     /// The validated provider: a known type, an https endpoint (required for s3), and a small flat
@@ -74,13 +69,8 @@ struct StorageProviderView: Codable, Sendable, Equatable {
     }
 }
 
-/// registerStorage's and getStorage's output.
-struct StorageRegistrationView: Codable, Sendable {
-    var provider: StorageProviderView
-    var registeredAt: String
-
+extension StorageRegistrationView {
     init(_ registration: StorageRegistration) {
-        provider = StorageProviderView(registration.provider)
-        registeredAt = Timestamp.rfc3339(registration.registeredAt)
+        self.init(provider: StorageProviderView(registration.provider), registeredAt: Timestamp.rfc3339(registration.registeredAt))
     }
 }

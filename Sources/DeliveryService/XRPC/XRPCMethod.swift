@@ -1,30 +1,4 @@
-import ATProto
 import HTTP
-
-/// What a method handler sees: the request, the verified caller (for authenticated methods), and
-/// helpers to read its parameters or JSON body.
-public struct XRPCContext: Sendable {
-    public let request: HTTPRequest
-    public let nsid: String
-    public let requestID: String
-    /// The caller's DID, verified by service auth. Nil only for methods that need no auth.
-    public let caller: DID?
-
-    /// The verified caller; only methods declared `auth: .required` are routed with one.
-    public var verifiedCaller: DID {
-        get throws(XRPCError) {
-            guard let caller else { throw XRPCError(401, "AuthenticationRequired", "authentication required") }
-            return caller
-        }
-    }
-
-    public var parameters: XRPCParameters { XRPCParameters(query: request.query) }
-
-    /// Decodes the JSON body as `T`, mapping every failure to 400 InvalidRequest.
-    public func input<T: Decodable>(_ type: T.Type = T.self) throws(XRPCError) -> T {
-        try XRPCJSON.decode(T.self, from: request.body)
-    }
-}
 
 /// What a method returns.
 public enum XRPCOutput: Sendable {
@@ -35,26 +9,54 @@ public enum XRPCOutput: Sendable {
     case http(HTTPResponse)
 }
 
-/// One XRPC method: its NSID, HTTP verb, limits and handler.
+/// One XRPC method: its NSID, HTTP verb, limits and handler. A handler that needs the caller is
+/// declared with `init` and receives an `AuthenticatedContext`; one that does not is declared with
+/// `unauthenticated` and receives an `XRPCContext`, which has no caller to read.
 public struct XRPCMethod: Sendable {
     public enum Kind: Sendable { case query, procedure }
     public enum Auth: Sendable { case required, none }
 
+    public enum Handler: Sendable {
+        case authenticated(@Sendable (AuthenticatedContext) throws -> XRPCOutput)
+        case unauthenticated(@Sendable (XRPCContext) throws -> XRPCOutput)
+        /// The body is streamed to the handler instead of buffered (XRPCRouter+Streaming).
+        case streamed(XRPCStreamedBody)
+    }
+
     public let nsid: String
     public let kind: Kind
-    public let auth: Auth
     public let maxBodySize: Int
     /// Handlers that touch the database or the network block; they run on the worker pool.
     public let mayBlock: Bool
-    public let handler: @Sendable (XRPCContext) throws -> XRPCOutput
-    /// Set for methods whose body is streamed to them instead of buffered (see XRPCRouter+Streaming).
-    public var streamedBody: XRPCStreamedBody? = nil
+    public let handler: Handler
 
-    public init(_ nsid: String, _ kind: Kind, auth: Auth = .required, maxBodySize: Int = 1 << 20,
-                mayBlock: Bool = true, handler: @escaping @Sendable (XRPCContext) throws -> XRPCOutput) {
+    /// Whether the router runs service auth before the handler.
+    public var auth: Auth {
+        if case .unauthenticated = handler { return .none }
+        return .required
+    }
+
+    /// Set for methods whose body is streamed to them.
+    public var streamedBody: XRPCStreamedBody? {
+        if case .streamed(let body) = handler { return body }
+        return nil
+    }
+
+    /// An authenticated method: the router verifies the caller before `handler` runs.
+    public init(_ nsid: String, _ kind: Kind, maxBodySize: Int = 1 << 20, mayBlock: Bool = true,
+                handler: @escaping @Sendable (AuthenticatedContext) throws -> XRPCOutput) {
+        self.init(nsid, kind, maxBodySize: maxBodySize, mayBlock: mayBlock, handler: .authenticated(handler))
+    }
+
+    /// A method anyone may call: its handler sees no caller.
+    public static func unauthenticated(_ nsid: String, _ kind: Kind, maxBodySize: Int = 1 << 20, mayBlock: Bool = true,
+                                       handler: @escaping @Sendable (XRPCContext) throws -> XRPCOutput) -> XRPCMethod {
+        XRPCMethod(nsid, kind, maxBodySize: maxBodySize, mayBlock: mayBlock, handler: .unauthenticated(handler))
+    }
+
+    init(_ nsid: String, _ kind: Kind, maxBodySize: Int, mayBlock: Bool, handler: Handler) {
         self.nsid = nsid
         self.kind = kind
-        self.auth = auth
         self.maxBodySize = maxBodySize
         self.mayBlock = mayBlock
         self.handler = handler

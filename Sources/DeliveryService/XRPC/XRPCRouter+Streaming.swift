@@ -7,9 +7,9 @@ public struct XRPCStreamedBody: Sendable {
     /// `.payloadTooLarge`; a method with its own smaller limit sets this one byte above it, so its
     /// own check (and error name) comes first.
     public let maxSize: Int
-    public let handler: @Sendable (XRPCContext, XRPCBodyReader) throws -> XRPCOutput
+    public let handler: @Sendable (AuthenticatedContext, XRPCBodyReader) throws -> XRPCOutput
 
-    public init(maxSize: Int, handler: @escaping @Sendable (XRPCContext, XRPCBodyReader) throws -> XRPCOutput) {
+    public init(maxSize: Int, handler: @escaping @Sendable (AuthenticatedContext, XRPCBodyReader) throws -> XRPCOutput) {
         self.maxSize = maxSize
         self.handler = handler
     }
@@ -45,14 +45,12 @@ public struct XRPCBodyReader {
 }
 
 extension XRPCMethod {
-    /// A procedure whose body is streamed to `handler` (up to `maxStreamSize` bytes) instead of
-    /// buffered; auth, limits and metrics run from the head before the body is read.
-    public init(_ nsid: String, streamingUpTo maxStreamSize: Int, auth: Auth = .required,
-                handler: @escaping @Sendable (XRPCContext, XRPCBodyReader) throws -> XRPCOutput) {
-        self.init(nsid, .procedure, auth: auth, maxBodySize: 0, mayBlock: true) { _ in
-            throw XRPCError.internalError
-        }
-        streamedBody = XRPCStreamedBody(maxSize: maxStreamSize, handler: handler)
+    /// An authenticated procedure whose body is streamed to `handler` (up to `maxStreamSize` bytes)
+    /// instead of buffered; auth, limits and metrics run from the head before the body is read.
+    public init(_ nsid: String, streamingUpTo maxStreamSize: Int,
+                handler: @escaping @Sendable (AuthenticatedContext, XRPCBodyReader) throws -> XRPCOutput) {
+        self.init(nsid, .procedure, maxBodySize: 0, mayBlock: true,
+                  handler: .streamed(XRPCStreamedBody(maxSize: maxStreamSize, handler: handler)))
     }
 }
 

@@ -1,16 +1,18 @@
 import ATProto
+import Basics
 import Dispatch
 import DeliveryStore
 import HTTP
 import Store
 
 /// Decides a WebSocket upgrade of `/xrpc/<nsid>` (on a worker thread when the NSID's method may
-/// block): `authenticate` verifies an `Authorization` header the request may carry.
+/// block): `authenticate` verifies an `Authorization` header the request may carry (the same
+/// verifier as the `ServiceAuth` middleware).
 public typealias WebSocketRoute = @Sendable (_ request: HTTPRequest, _ authenticate: (String) throws -> DID) throws -> WebSocketUpgrade
 
 extension XRPCRouter {
-    /// WebSocket upgrades for the NSIDs in `webSocketRoutes`: the per-IP limit first, then the
-    /// route; thrown errors refuse the upgrade with the XRPC error response, and the connection
+    /// WebSocket upgrades for the NSIDs in `webSocketRoutes`: the per-IP limit first (the
+    /// `IPRateLimit` middleware's check), then the route; thrown errors refuse the upgrade with the XRPC error response, and the connection
     /// keeps speaking HTTP. Counted in the metrics (status 101 when accepted).
     public func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade? {
         guard request.path.hasPrefix("/xrpc/") else { return nil }
@@ -18,15 +20,13 @@ extension XRPCRouter {
         guard let route = webSocketRoutes[nsid] else { return nil }
         let start = DispatchTime.now().uptimeNanoseconds
         let upgrade: WebSocketUpgrade
-        if let rateLimits, case .limited(let retryAfter) = rateLimits.checkIP(rateLimits.clientAddress(
-            peer: request.remoteAddress, forwardedFor: request.headers.values(for: "X-Forwarded-For"))) {
-            metrics?.recordRateLimited(scope: "ip")
-            upgrade = .reject(XRPCError.rateLimited(retryAfter: retryAfter).response)
+        if let refusal = ipLimit?.refusal(for: request) {
+            upgrade = .reject(refusal.response)
         } else {
             do {
                 upgrade = try route(request) { header in
-                    guard let authenticate else { throw XRPCError(401, "AuthenticationRequired", "authentication required") }
-                    return try authenticate(header, nsid)
+                    guard let verify = auth.verify else { throw XRPCError.authenticationRequired }
+                    return try verify(header, nsid)
                 }
             } catch {
                 upgrade = .reject(webSocketRefusal(error, nsid: nsid).response)
@@ -40,11 +40,11 @@ extension XRPCRouter {
     private func webSocketRefusal(_ error: any Error, nsid: String) -> XRPCError {
         switch error {
         case let error as XRPCError:
-            if error.status == 401 { metrics?.authFailures.increment(error.name) }
+            if error.status == 401 { metrics?.authFailures.increment(error.name.rawValue) }
             return error
         case let error as AuthError:
             metrics?.authFailures.increment(error.name)
-            return XRPCError(error.status, error.name, error.message)
+            return XRPCError(error.status, XRPCErrorName(error), error.message)
         case let error as DeliveryStoreError:
             if let xrpc = error.xrpcError { return xrpc }
             log.warning("database error", ["method": nsid])

@@ -1,34 +1,29 @@
 import ATProto
+import Basics
 import DeliveryStore
 import Foundation
 import HTTP
 import Store
 import Synchronization
 
-/// The XRPC layer as an HTTP responder: routes `/xrpc/<nsid>` by NSID, checks the HTTP verb, applies
-/// the per-IP rate limit, runs service auth, applies the per-DID limit, calls the method and turns
-/// thrown errors into XRPC error responses; counts and logs every request.
-/// Request path: socket → HTTP parser → here (NSID) → IP limit → auth → DID limit → handler → Store → response writer.
+/// The XRPC layer as an HTTP responder: routes `/xrpc/<nsid>` by NSID through a chain of
+/// middleware it composes once (metrics and log → IP limit → method check → service auth → DID
+/// limit) to the method's handler, and turns what the handler throws into XRPC error responses.
+/// Request path: socket → HTTP parser → here (NSID) → middleware → handler → Store → response writer.
 public final class XRPCRouter: HTTPResponder {
     private let methods: [String: XRPCMethod]
     /// The same methods by request path (`/xrpc/<nsid>`): found per request without building the NSID.
     private let methodsByPath: [String: XRPCMethod]
-    private let limitClasses: [String: RateLimitClass]
     private let plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse]
-    let authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?
+    private let chain: XRPCNext
+    let auth: ServiceAuth
+    let ipLimit: IPRateLimit?
     let log: Log
-    let rateLimits: RateLimits?
     let metrics: ServiceMetrics?
     /// WebSocket endpoints by NSID (XRPCRouter+WebSocket.swift).
     let webSocketRoutes: [String: WebSocketRoute]
     private let requestCounter = Atomic<UInt64>(0)
     private let requestIDPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
-
-    /// Methods whose success applies a commit (one epoch each); their 4xx answers are commit rejections.
-    static let commitMethods: Set<String> = [
-        "blue.catbird.mls.addMembers", "blue.catbird.mls.removeMember", "blue.catbird.mls.commitGroupChange",
-        "blue.catbird.mls.processExternalCommit",
-    ]
 
     /// - Parameter authenticate: verifies `Authorization` for the NSID; nil refuses every
     ///   authenticated method (used by tests of the routing layer only).
@@ -43,13 +38,21 @@ public final class XRPCRouter: HTTPResponder {
         }
         self.methods = table
         methodsByPath = Dictionary(uniqueKeysWithValues: table.values.map { ("/xrpc/" + $0.nsid, $0) })
-        limitClasses = table.mapValues { RateLimitClass(nsid: $0.nsid) }
         self.plainRoutes = plainRoutes
-        self.authenticate = authenticate
         self.log = log
-        self.rateLimits = rateLimits
         self.metrics = metrics
         self.webSocketRoutes = webSocketRoutes
+        auth = ServiceAuth(verify: authenticate, metrics: metrics)
+        ipLimit = rateLimits.map { IPRateLimit(rateLimits: $0, metrics: metrics) }
+        var middleware: [any XRPCMiddleware] = [RequestMetrics(metrics: metrics, log: log)]
+        if let ipLimit { middleware.append(ipLimit) }
+        middleware += [MethodCheck(), auth] as [any XRPCMiddleware]
+        if let rateLimits {
+            middleware.append(CallerRateLimit(rateLimits: rateLimits, metrics: metrics,
+                                              classes: table.mapValues { RateLimitClass(nsid: $0.nsid) }))
+        }
+        let errors = XRPCErrorMapping(log: log, metrics: metrics)
+        chain = middleware.composed { request, context in Self.invoke(request, context, errors: errors) }
     }
 
     public var nsids: [String] { methods.keys.sorted() }
@@ -67,20 +70,6 @@ public final class XRPCRouter: HTTPResponder {
         return false
     }
 
-    /// A response and the XRPC error name it carries, if any, for metrics and the request log.
-    private struct Outcome {
-        var response: HTTPResponse
-        var errorName: String? = nil
-        var caller: DID? = nil
-
-        init(_ response: HTTPResponse) { self.response = response }
-        init(_ error: XRPCError, caller: DID? = nil) {
-            response = error.response
-            errorName = error.name
-            self.caller = caller
-        }
-    }
-
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         dispatch(request, body: nil)
     }
@@ -89,97 +78,36 @@ public final class XRPCRouter: HTTPResponder {
     func dispatch(_ request: HTTPRequest, body: XRPCBodyReader?) -> HTTPResponse {
         if let route = plainRoutes[request.path] { return route(request) }
         guard request.path.hasPrefix("/xrpc/") else {
-            return XRPCError(404, "NotFound", "no route \(request.path)").response
+            return XRPCError(404, .notFound, "no route \(request.path)").response
         }
-        let requestID = requestIDPrefix + "-" + String(requestCounter.add(1, ordering: .relaxed).newValue, radix: 36)
         let method = methodsByPath[request.path]
-        let nsid = method?.nsid ?? String(request.path.dropFirst(6))
-        let start = DispatchTime.now().uptimeNanoseconds
-        let outcome: Outcome
-        // Before the method lookup, auth or any decoding: a flood from one address costs a hash lookup.
-        if let rateLimits, case .limited(let retryAfter) = rateLimits.checkIP(rateLimits.clientAddress(
-            peer: request.remoteAddress, forwardedFor: request.headers.values(for: "X-Forwarded-For"))) {
-            metrics?.recordRateLimited(scope: "ip")
-            outcome = Outcome(.rateLimited(retryAfter: retryAfter))
-        } else if let method {
-            outcome = run(method, request: request, body: body, requestID: requestID)
-        } else {
-            outcome = Outcome(.methodNotImplemented(nsid))
-        }
-        let elapsed = DispatchTime.now().uptimeNanoseconds &- start
-        let status = outcome.response.status
-        if let metrics {
-            metrics.recordRequest(nsid: nsid, status: status, nanoseconds: elapsed)
-            if Self.commitMethods.contains(nsid) {
-                if status == 200 {
-                    metrics.epochsAdvanced.increment()
-                } else if (400..<500).contains(status), status != 401, status != 429, let name = outcome.errorName {
-                    metrics.commitRejections.increment(name)
-                }
-            }
-        }
-        if method != nil {
-            RequestLogEntry(requestID: requestID, nsid: nsid, status: status, errorName: outcome.errorName,
-                            durationMicros: elapsed / 1000, caller: outcome.caller?.rawValue).write(to: log)
-        }
-        return outcome.response
+        let context = XRPCRequestContext(
+            nsid: method?.nsid ?? String(request.path.dropFirst(6)),
+            requestID: requestIDPrefix + "-" + String(requestCounter.add(1, ordering: .relaxed).newValue, radix: 36),
+            method: method, body: body)
+        return chain(request, context).response
     }
 
-    private func run(_ method: XRPCMethod, request: HTTPRequest, body: XRPCBodyReader?, requestID: String) -> Outcome {
-        let expected: HTTPMethod = method.kind == .query ? .get : .post
-        guard request.method == expected || (expected == .get && request.method == .head) else {
-            return Outcome(XRPCError(405, "InvalidRequest", "\(method.nsid) takes \(expected.rawValue)"))
-        }
-        var caller: DID?
+    /// The end of the chain: the method's handler, with the context its declaration asks for.
+    private static func invoke(_ request: HTTPRequest, _ context: XRPCRequestContext,
+                               errors: XRPCErrorMapping) -> XRPCResult {
+        guard let method = context.method else { return XRPCResult(.methodNotImplemented(context.nsid)) }
+        let base = XRPCContext(request: request, nsid: context.nsid, requestID: context.requestID)
         do {
-            if method.auth == .required {
-                guard let authenticate else { throw XRPCError(401, "AuthenticationRequired", "authentication required") }
-                caller = try authenticate(request.headers["Authorization"], method.nsid)
+            let output: XRPCOutput
+            switch method.handler {
+            case .unauthenticated(let handler):
+                output = try handler(base)
+            case .authenticated(let handler):
+                guard let authenticated = context.authenticated(base) else { throw XRPCError.authenticationRequired }
+                output = try handler(authenticated)
+            case .streamed(let streamed):
+                guard let authenticated = context.authenticated(base) else { throw XRPCError.authenticationRequired }
+                output = try streamed.handler(authenticated, context.body ?? XRPCBodyReader(bytes: request.body))
             }
-            if let rateLimits, let caller, let kind = limitClasses[method.nsid],
-               case .limited(let retryAfter) = rateLimits.checkDID(caller.rawValue, class: kind) {
-                metrics?.recordRateLimited(scope: kind.rawValue)
-                throw XRPCError.rateLimited(retryAfter: retryAfter)
-            }
-            let context = XRPCContext(request: request, nsid: method.nsid, requestID: requestID, caller: caller)
-            let output = if let streamed = method.streamedBody {
-                try streamed.handler(context, body ?? XRPCBodyReader(bytes: request.body))
-            } else {
-                try method.handler(context)
-            }
-            var outcome = Outcome(try Self.response(for: output))
-            outcome.caller = caller
-            return outcome
-        } catch let error as XRPCError {
-            if error.status == 401 { metrics?.authFailures.increment(error.name) }
-            return Outcome(error, caller: caller)
-        } catch let error as AuthError {
-            metrics?.authFailures.increment(error.name)
-            var headers = [("WWW-Authenticate", "Bearer")]
-            if error.status == 503 { headers = [("Retry-After", "1")] }
-            return Outcome(XRPCError(error.status, error.name, error.message, headers: headers))
-        } catch let error as StoreError {
-            return Outcome(storeFailure(error, requestID: requestID, nsid: method.nsid), caller: caller)
-        } catch let error as DeliveryStoreError {
-            if let xrpc = error.xrpcError { return Outcome(xrpc, caller: caller) }
-            guard case .database(let storeError) = error else { return Outcome(.internalError, caller: caller) }
-            return Outcome(storeFailure(storeError, requestID: requestID, nsid: method.nsid), caller: caller)
+            return XRPCResult(try response(for: output), caller: context.caller)
         } catch {
-            log.error("unhandled error", ["id": requestID, "method": method.nsid, "error": String(describing: type(of: error))])
-            return Outcome(.internalError, caller: caller)
-        }
-    }
-
-    private func storeFailure(_ error: StoreError, requestID: String, nsid: String) -> XRPCError {
-        switch error {
-        case .unavailable, .poolTimeout:
-            log.warning("database unavailable", ["id": requestID, "method": nsid])
-            return .unavailable
-        default:
-            // A server message can quote an offending value; the SQLSTATE alone says what failed.
-            let detail = if case .queryFailed(let state, _) = error { "SQL error \(state)" } else { "\(error)" }
-            log.error("database error", ["id": requestID, "method": nsid, "error": detail])
-            return .internalError
+            return errors.result(for: error, context: context)
         }
     }
 

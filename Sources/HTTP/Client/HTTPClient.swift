@@ -35,21 +35,16 @@ public struct HTTPClient: Sendable {
             throw .forbiddenAddress("\(url.host) resolves only to non-public addresses")
         }
         _ = try deadline.remainingMilliseconds()
-        let socket = try HTTPClientSocket.connect(to: permitted, deadline: deadline)
-        let transport: any HTTPClientTransport
-        switch url.scheme {
-        case .http:
-            transport = socket
-        case .https:
+        let connection = try HTTPClientConnection.connect(to: permitted, deadline: deadline)
+        if url.scheme == .https {
             let hostIsIPLiteral = url.hostIsIPv6Literal || HTTPClientAddress.isIPv4Literal(url.host)
-            let context: HTTPClientTLSContext
-            if let extraTrustAnchorPEM {
-                context = try HTTPClientTLSContext(extraTrustAnchorPEM: extraTrustAnchorPEM)
-            } else {
-                context = try HTTPClientTLSContext.shared.get()
+            let context: ClientTLSContext
+            do {
+                context = try extraTrustAnchorPEM.map(ClientTLSContext.init) ?? ClientTLSContext.shared.get()
+            } catch {
+                throw .tls("\(error)")
             }
-            transport = try HTTPClientTLSConnection(socket: socket, host: url.host, hostIsIPLiteral: hostIsIPLiteral,
-                                                    context: context, deadline: deadline)
+            try connection.startTLS(context: context, host: url.host, hostIsIPLiteral: hostIsIPLiteral, deadline: deadline)
         }
 
         // RFC 9112 §3: request line and headers; `Connection: close` frames the exchange.
@@ -62,25 +57,16 @@ public struct HTTPClient: Sendable {
         }
         if !body.isEmpty || method == "POST" || method == "PUT" { request += "Content-Length: \(body.count)\r\n" }
         request += "Connection: close\r\n\r\n"
-        try transport.writeAll(Array(request.utf8) + body, deadline: deadline)
+        try connection.writeAll(Array(request.utf8) + body, deadline: deadline)
 
         var parser = HTTPClientResponseParser(maxBodySize: maxBodySize)
         while true {
-            let bytes = try transport.read(maxCount: 16 * 1024, deadline: deadline)
+            let bytes = try connection.read(maxCount: 16 * 1024, deadline: deadline)
             if bytes.isEmpty { return try parser.finish() }
             if let response = try parser.feed(bytes) { return response }
         }
     }
 }
-
-/// The byte stream under a request: a plain socket or a TLS session.
-protocol HTTPClientTransport {
-    func writeAll(_ bytes: [UInt8], deadline: HTTPClientDeadline) throws(HTTPClientError)
-    func read(maxCount: Int, deadline: HTTPClientDeadline) throws(HTTPClientError) -> [UInt8]
-}
-
-extension HTTPClientSocket: HTTPClientTransport {}
-extension HTTPClientTLSConnection: HTTPClientTransport {}
 
 extension HTTPClientAddress {
     /// Dotted-quad only; anything else that getaddrinfo might read as IPv4 is treated as a name.

@@ -1,17 +1,15 @@
 /// An incremental HTTP/1.1 response parser (RFC 9112), fed bytes as they arrive. Strict where
 /// leniency would let a hostile server confuse framing: CRLF line ends, no obs-fold, one
-/// Content-Length, Transfer-Encoding only `chunked` and never together with Content-Length.
+/// Content-Length, Transfer-Encoding only `chunked` and never together with Content-Length. Header
+/// fields and the chunked coding go through the server's own parsers (`HTTPRequestParser.parseField`,
+/// `ChunkedBodyDecoder`).
 struct HTTPClientResponseParser {
     static let maxHeadSize = 16 * 1024
-    static let maxChunkLineSize = 1024
 
     private enum State {
         case head
         case fixed(remaining: Int)
-        case chunkSize
-        case chunkData(remaining: Int)
-        case chunkDataEnd
-        case trailers
+        case chunked(ChunkedBodyDecoder)
         case untilClose
         case done
     }
@@ -53,29 +51,19 @@ struct HTTPClientResponseParser {
                     state = .fixed(remaining: remaining - take)
                     return nil
                 }
-            case .chunkSize:
-                guard let line = try takeLine(from: &position) else { return nil }
-                let size = try Self.chunkSize(line)
-                guard size <= maxBodySize - body.count else { throw .responseTooLarge }
-                state = size == 0 ? .trailers : .chunkData(remaining: size)
-            case .chunkData(let remaining):
-                let take = min(remaining, pending.count - position)
-                body.append(contentsOf: pending[position..<position + take])
-                position += take
-                if remaining - take == 0 {
-                    state = .chunkDataEnd
-                } else {
-                    state = .chunkData(remaining: remaining - take)
-                    return nil
+            case .chunked(var decoder):
+                let outcome = pending[position...].withUnsafeBytes { bytes in
+                    Result { () throws(HTTPParserError) in try decoder.decode(bytes, into: &body) }
                 }
-            case .chunkDataEnd:
-                guard let line = try takeLine(from: &position) else { return nil }
-                guard line.isEmpty else { throw .malformedResponse("chunk data longer than its size") }
-                state = .chunkSize
-            case .trailers:
-                // RFC 9112 §7.1.2: trailer fields are read and discarded.
-                guard let line = try takeLine(from: &position) else { return nil }
-                if line.isEmpty { state = .done }
+                let step: (consumed: Int, done: Bool)
+                switch outcome {
+                case .success(let value): step = value
+                case .failure(.payloadTooLarge): throw .responseTooLarge
+                case .failure(let error): throw .malformedResponse("bad chunked body: \(error)")
+                }
+                position += step.consumed
+                state = step.done ? .done : .chunked(decoder)
+                if !step.done { return nil }
             case .untilClose:
                 guard pending.count - position <= maxBodySize - body.count else { throw .responseTooLarge }
                 body.append(contentsOf: pending[position...])
@@ -120,18 +108,15 @@ struct HTTPClientResponseParser {
         guard (100...599).contains(status) else { throw .malformedResponse("bad status code") }
 
         for line in lines {
-            // RFC 9112 §5.2: obs-fold is rejected; §5.1: no whitespace before the colon.
-            guard let first = line.first, first != UInt8(ascii: " "), first != UInt8(ascii: "\t"),
-                  let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex,
-                  line[line.startIndex..<colon].allSatisfy(Self.isTokenByte)
-            else { throw .malformedResponse("bad header line") }
-            let value = line[(colon + 1)...].drop { $0 == 32 || $0 == 9 }
-            let trimmed = value.reversed().drop { $0 == 32 || $0 == 9 }.reversed()
-            guard trimmed.allSatisfy({ $0 == 9 || ($0 >= 32 && $0 != 127) }) else {
-                throw .malformedResponse("control character in header value")
+            guard !line.isEmpty else { throw .malformedResponse("bad header line") }
+            let field = line.withUnsafeBytes { bytes in
+                Result { () throws(HTTPParserError) in
+                    let (name, value) = try HTTPRequestParser.parseField(bytes, from: 0, to: bytes.count)
+                    return (HTTPRequestParser.string(bytes, name), HTTPRequestParser.string(bytes, value))
+                }
             }
-            headers.append((String(decoding: line[line.startIndex..<colon], as: UTF8.self),
-                            String(decoding: trimmed, as: UTF8.self)))
+            guard case .success(let header) = field else { throw .malformedResponse("bad header line") }
+            headers.append(header)
         }
     }
 
@@ -148,7 +133,7 @@ struct HTTPClientResponseParser {
         if !transferEncodings.isEmpty {
             guard contentLengths.isEmpty else { throw .malformedResponse("both Content-Length and Transfer-Encoding") }
             guard transferEncodings == ["chunked"] else { throw .malformedResponse("unsupported Transfer-Encoding") }
-            return .chunkSize
+            return .chunked(ChunkedBodyDecoder(maxBodySize: maxBodySize, maxTrailerBytes: Self.maxHeadSize))
         }
         if let length = contentLengths.first {
             guard contentLengths.allSatisfy({ $0 == length }),
@@ -159,49 +144,6 @@ struct HTTPClientResponseParser {
             return value == 0 ? .done : .fixed(remaining: value)
         }
         return .untilClose
-    }
-
-    /// A CRLF-terminated line starting at `position`, without the CRLF.
-    private func takeLine(from position: inout Int) throws(HTTPClientError) -> ArraySlice<UInt8>? {
-        guard let end = Self.find([13, 10], in: pending, from: position) else {
-            guard pending.count - position <= Self.maxChunkLineSize else { throw .malformedResponse("chunk line too long") }
-            return nil
-        }
-        guard end - position <= Self.maxChunkLineSize else { throw .malformedResponse("chunk line too long") }
-        let line = pending[position..<end]
-        position = end + 2
-        return line
-    }
-
-    /// RFC 9112 §7.1: chunk-size [ chunk-ext ]
-    private static func chunkSize(_ line: ArraySlice<UInt8>) throws(HTTPClientError) -> Int {
-        let digits = line.prefix { $0 != UInt8(ascii: ";") && $0 != 32 && $0 != 9 }
-        guard !digits.isEmpty, digits.count <= 15 else { throw .malformedResponse("bad chunk size") }
-        var size = 0
-        for byte in digits {
-            guard let value = hexValue(byte) else { throw .malformedResponse("bad chunk size") }
-            size = size << 4 | value
-        }
-        return size
-    }
-
-    private static func hexValue(_ byte: UInt8) -> Int? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
-    }
-
-    // RFC 9110 §5.6.2 tchar
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
     }
 
     private static func split(_ head: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {

@@ -73,19 +73,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.webSocket = webSocket
     }
 
-    /// Defaults overridden by HOST, PORT, MAX_CONNECTIONS_PER_IP and, when both are set,
-    /// TLS_CERT_FILE and TLS_KEY_FILE from `environment`; unparsable numbers keep the default.
-    public init(environment: [String: String]) {
-        self.init()
-        if let host = environment["HOST"], !host.isEmpty { self.host = host }
-        if let text = environment["PORT"], let port = Int(text), (0...65_535).contains(port) { self.port = port }
-        if let text = environment["MAX_CONNECTIONS_PER_IP"], let limit = Int(text), limit >= 0 { maxConnectionsPerIP = limit }
-        if let certificate = environment["TLS_CERT_FILE"], !certificate.isEmpty,
-           let key = environment["TLS_KEY_FILE"], !key.isEmpty {
-            tls = HTTPServerTLSConfiguration(certificateChainFile: certificate, privateKeyFile: key)
-        }
-    }
-
     public static var activeProcessorCount: Int {
         Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }

@@ -10,7 +10,7 @@ final class TLSSession {
     /// Plaintext encrypted per `write` call; keeps queued ciphertext near this size.
     static let writeBudget = 64 * 1024
 
-    private let ssl: OpaquePointer
+    let ssl: OpaquePointer
     private let networkIn: OpaquePointer   // ciphertext from the peer, for OpenSSL to read
     private let networkOut: OpaquePointer  // ciphertext OpenSSL produced, for the socket
     /// Ciphertext taken out of `networkOut` that the socket did not accept yet.
@@ -18,17 +18,22 @@ final class TLSSession {
     private var unsentOffset = 0
     private(set) var handshakeComplete = false
 
-    init(context: ServerTLSContext) throws(TLSError) {
-        guard let ssl = SSL_new(context.context) else { throw .setupFailed("SSL_new failed") }
+    convenience init(context: ServerTLSContext) throws(TLSError) {
+        try self.init(sslContext: context.context) { ssl throws(TLSError) in SSL_set_accept_state(ssl) }
+    }
+
+    /// A session of `sslContext`; `configure` sets its role (and, for a client, the peer's name).
+    init(sslContext: OpaquePointer, configure: (OpaquePointer) throws(TLSError) -> Void) throws(TLSError) {
+        guard let ssl = SSL_new(sslContext) else { throw .setupFailed("SSL_new failed") }
         guard let networkIn = BIO_new(BIO_s_mem()), let networkOut = BIO_new(BIO_s_mem()) else {
             SSL_free(ssl)
             throw .setupFailed("BIO_new failed")
         }
         SSL_set_bio(ssl, networkIn, networkOut) // the SSL object owns both BIOs from here on
-        SSL_set_accept_state(ssl)
         self.ssl = ssl
         self.networkIn = networkIn
         self.networkOut = networkOut
+        try configure(ssl)
     }
 
     deinit { SSL_free(ssl) }
@@ -76,6 +81,31 @@ final class TLSSession {
                 return .failed(EPROTO)
             }
         }
+    }
+
+    /// Runs the handshake as far as the socket allows: `.bytes(0)` once it is complete,
+    /// `.wouldBlock` while it waits for the peer, `.closed` or `.failed` when it cannot complete.
+    func handshake(on socket: Socket, scratch: UnsafeMutableRawBufferPointer) -> IOResult {
+        while !handshakeComplete {
+            ERR_clear_error()
+            let result = SSL_do_handshake(ssl)
+            if case .failed = flush(to: socket) { return .failed(EPIPE) }
+            if result == 1 {
+                handshakeComplete = true
+                break
+            }
+            switch SSL_get_error(ssl, result) {
+            case SSL_ERROR_WANT_READ:
+                switch socket.read(into: scratch) {
+                case let .bytes(count):
+                    guard BIO_write(networkIn, scratch.baseAddress, Int32(count)) == Int32(count) else { return .failed(ENOMEM) }
+                case let other: return other
+                }
+            case SSL_ERROR_WANT_WRITE: continue
+            default: return .failed(EPROTO)
+            }
+        }
+        return .bytes(0)
     }
 
     /// Encrypts up to `writeBudget` plaintext bytes from `chunks` and sends what the socket takes.

@@ -1,4 +1,5 @@
 import Foundation
+import Lexicon
 
 /// Conversation and group-state methods (API.md, Methods).
 extension MLSAPIClient {

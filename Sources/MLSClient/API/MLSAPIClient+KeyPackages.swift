@@ -1,3 +1,5 @@
+import Lexicon
+
 /// Key package methods (API.md, Methods).
 extension MLSAPIClient {
     public func publishKeyPackage(_ input: PublishKeyPackageInput) async throws(MLSAPIError) -> PublishKeyPackageOutput {
@@ -18,7 +20,7 @@ extension MLSAPIClient {
         return try await call(.query(Self.namespace + "getKeyPackages", parameters))
     }
 
-    public func getKeyPackageStats(cipherSuite: String? = nil) async throws(MLSAPIError) -> KeyPackageStats {
+    public func getKeyPackageStats(cipherSuite: String? = nil) async throws(MLSAPIError) -> GetKeyPackageStatsOutput {
         try await call(.query(Self.namespace + "getKeyPackageStats", cipherSuite.map { [("cipherSuite", $0)] } ?? []))
     }
 }

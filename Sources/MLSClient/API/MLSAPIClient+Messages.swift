@@ -1,4 +1,5 @@
 import Foundation
+import Lexicon
 
 /// Message, welcome and blob methods (API.md, Methods).
 extension MLSAPIClient {
@@ -43,9 +44,8 @@ extension MLSAPIClient {
         try await send(.query(Self.namespace + "getBlob", [("blobId", blobId)])).body
     }
 
-    public func getSubscriptionTicket(convoId: String? = nil) async throws(MLSAPIError) -> SubscriptionTicket {
-        struct Input: Encodable { var convoId: String? }
-        return try await call(.procedure(Self.namespace + "getSubscriptionTicket", Input(convoId: convoId)))
+    public func getSubscriptionTicket(convoId: String? = nil) async throws(MLSAPIError) -> GetSubscriptionTicketOutput {
+        try await call(.procedure(Self.namespace + "getSubscriptionTicket", GetSubscriptionTicketInput(convoId: convoId)))
     }
 
     /// `subscribeConvoEvents` is a WebSocket stream; this client has no WebSocket transport yet, so

@@ -1,3 +1,5 @@
+import Lexicon
+
 /// Pages of a cursor-paginated list: each step fetches with the previous page's cursor and ends
 /// when the service returns none (API.md, Conventions: opaque `cursor`, `limit` 1–100).
 public struct MLSPageSequence<Page: Sendable>: AsyncSequence, Sendable {

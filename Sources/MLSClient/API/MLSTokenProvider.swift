@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 import Primitives
 
 /// Supplies the bearer token for one call; called once per attempt, so a retry carries a fresh

@@ -1,4 +1,6 @@
+import Basics
 import Foundation
+import Lexicon
 import MLS
 
 /// Joining, leaving and rejoining.

@@ -1,4 +1,5 @@
 import Foundation
+import Lexicon
 import MLS
 
 /// Sending and reading.

@@ -1,4 +1,6 @@
+import Basics
 import Foundation
+import Lexicon
 import MLS
 import Primitives
 
@@ -25,7 +27,7 @@ public actor MLSConversationClient {
     }
 
     public var did: String { identity.did }
-    var suiteName: String { CipherSuiteNames.name(suite) }
+    var suiteName: String { suite.name }
 
     func call<T>(_ body: () async throws(MLSAPIError) -> T) async throws(MLSClientError) -> T {
         do { return try await body() } catch { throw .api(error) }
@@ -85,13 +87,13 @@ public actor MLSConversationClient {
             try Group.create(suite: suite, credential: identity.credential, signingKey: signingKey)
         }
         let output: CommitOutput
-        var hashes: [KeyPackageHashEntry]?
+        var hashes: [KeyPackageHash]?
         if dids.isEmpty {
             // The service wants a GroupInfo whose confirmation tag comes from a commit: start at epoch 1.
             output = try mls { () throws(GroupError) in try group.update() }
         } else {
             let packages = try await keyPackages(for: dids)
-            hashes = packages.map { KeyPackageHashEntry(did: $0.did, hash: Hex.encode($0.ref)) }
+            hashes = packages.map { KeyPackageHash(did: $0.did, hash: Hex.encode($0.ref)) }
             // Without a path, so that the service can verify the commit against the one-member epoch 0
             // (docs/validation.md): the joiners' secrets still come from the fresh init secret.
             output = try mls { () throws(GroupError) in try group.add(keyPackages: packages.map(\.keyPackage), includePath: false) }
@@ -125,7 +127,7 @@ public actor MLSConversationClient {
             let input = AddMembersInput(
                 convoId: convoId, commit: output.commit.encoded(), welcomeMessage: welcome.encoded(),
                 groupInfo: MLSMessage(body: .groupInfo(output.groupInfo)).encoded(),
-                keyPackageHashes: packages.map { KeyPackageHashEntry(did: $0.did, hash: Hex.encode($0.ref)) })
+                keyPackageHashes: packages.map { KeyPackageHash(did: $0.did, hash: Hex.encode($0.ref)) })
             progress("adding \(dids.count) member(s)")
             let result = try await call { () async throws(MLSAPIError) in try await api.addMembers(input) }
             try adopt(output.group, convoId: convoId, event: "added \(dids.joined(separator: ", "))")

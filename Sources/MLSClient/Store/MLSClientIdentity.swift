@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 import Foundation
 import MLS
 import Primitives
@@ -100,41 +101,5 @@ public struct MLSClientIdentity: Codable, Sendable, Equatable {
             throw .storage("cannot encode the DID document")
         }
         return String(decoding: data, as: UTF8.self)
-    }
-}
-
-/// Lower-case hex, as the API writes group ids and KeyPackageRefs.
-public enum Hex {
-    public static func encode(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    public static func decode(_ text: String) -> [UInt8]? {
-        let chars = Array(text.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        func value(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: c - 0x30
-            case 0x61...0x66: c - 0x57
-            case 0x41...0x46: c - 0x37
-            default: nil
-            }
-        }
-        var out = [UInt8]()
-        out.reserveCapacity(chars.count / 2)
-        var index = 0
-        while index < chars.count {
-            guard let high = value(chars[index]), let low = value(chars[index + 1]) else { return nil }
-            out.append(high << 4 | low)
-            index += 2
-        }
-        return out
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import MLS
 
 /// A published KeyPackage with its private keys, kept until a Welcome uses it.

@@ -1,3 +1,4 @@
+import Basics
 import TestSupport
 import Foundation
 import Primitives

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTP
 import Primitives
@@ -85,7 +86,7 @@ struct BlobFixture {
         return bytes
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 }
 
 /// A blocking TCP client speaking raw bytes, for uploads that stop half-way or overrun the limit.

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import MLS
 import XCTest
@@ -149,7 +150,7 @@ struct ChatFlow {
         return reply
     }
 
-    func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     func epoch(_ user: MLSTestUser, _ convoID: String) throws -> Int? {
         try service.call("blue.catbird.mls.getEpoch", as: user.identity, query: [("convoId", convoID)]).json["currentEpoch"] as? Int

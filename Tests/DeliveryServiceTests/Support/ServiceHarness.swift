@@ -15,46 +15,28 @@ final class ServiceHarness {
 
     let plc: LoopbackHTTPServer
     let app: DeliveryServiceApp
-    let databaseURL: String
+    /// The service's own database (`TestDatabase`, scope `.database`).
+    let namespace: TestDatabase
+    var databaseURL: String { namespace.url }
     /// The configuration `app` runs with; `startNode` reuses it.
     let configuration: ServiceConfiguration
     /// BLOB_DIR: a fresh temporary directory unless the test names one; removed at shutdown.
     let blobDirectory: String
-    private let adminURL: String
-    private let databaseName: String
     private let client = HTTPClient(timeout: 10, maxBodySize: 64 << 20, allowPrivateAddresses: true)
 
     var baseURL: String { "http://127.0.0.1:\(app.port)" }
 
     init(environment extra: [String: String] = [:]) throws {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-            throw XCTestError(.failureWhileWaiting, userInfo: ["reason": "DATABASE_URL is not set: run the tests through `make test`"])
-        }
-        adminURL = url
-        databaseName = "catbird_test_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let admin = try Database(url: url, poolSize: 1)
-        defer { admin.close() }
-        try admin.execute("CREATE DATABASE \(databaseName)")
-        var components = URLComponents(string: url)!
-        components.path = "/" + databaseName
-        databaseURL = components.string!
-
+        namespace = try TestDatabase(.database, prefix: "catbird_test", poolSize: 1)
         plc = try LoopbackHTTPServer()
-        blobDirectory = extra["BLOB_DIR"] ?? NSTemporaryDirectory() + "catbird-blobs-" + databaseName
-        var configuration = ServiceConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.databaseURL = databaseURL
-        configuration.databasePoolSize = 8
-        configuration.workerThreads = 16
-        configuration.serviceDID = Self.serviceDID
-        configuration.serviceEndpoint = "https://mls.test"
-        configuration.migrationsDirectory = Self.repositoryRoot + "/migrations"
-        configuration.logLevel = .warning
-        configuration.environment = [
-            "PLC_URL": plc.baseURL, "DID_RESOLVER_ALLOW_PRIVATE": "1", "SERVICE_DID": Self.serviceDID,
-            "BLOB_DIR": blobDirectory,
-        ].merging(extra) { _, new in new }
+        blobDirectory = extra["BLOB_DIR"] ?? NSTemporaryDirectory() + "catbird-blobs-" + namespace.name
+        // Through the same parser as the executable, so a test's variables mean what they mean in production.
+        let configuration = try ServiceConfiguration.fromEnvironment([
+            "HOST": "127.0.0.1", "PORT": "0", "DATABASE_URL": namespace.url, "DATABASE_POOL_SIZE": "8",
+            "WORKER_THREADS": "16", "SERVICE_DID": Self.serviceDID, "SERVICE_ENDPOINT": "https://mls.test",
+            "MIGRATIONS_DIR": TestDatabase.migrations.path, "LOG_LEVEL": "warning",
+            "PLC_URL": plc.baseURL, "DID_RESOLVER_ALLOW_PRIVATE": "1", "BLOB_DIR": blobDirectory,
+        ].merging(extra) { _, new in new })
         self.configuration = configuration
         app = try DeliveryServiceApp(configuration: configuration)
         try app.start()
@@ -72,16 +54,10 @@ final class ServiceHarness {
         app.shutdown()
         plc.stop()
         try? FileManager.default.removeItem(atPath: blobDirectory)
-        if let admin = try? Database(url: adminURL, poolSize: 1) {
-            _ = try? admin.execute("DROP DATABASE IF EXISTS \(databaseName) WITH (FORCE)")
-            admin.close()
-        }
+        namespace.drop()
     }
 
-    static var repositoryRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().path
-    }
+    static var repositoryRoot: String { TestDatabase.repositoryRoot }
 
     /// A new user whose DID document the PLC directory serves.
     func makeUser(curve: ECCurve = .secp256k1) -> TestIdentity {

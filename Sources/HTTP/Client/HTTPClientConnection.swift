@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One outbound connection on the server's own parts: the non-blocking `Socket` (MSG_NOSIGNAL
+/// writes) and, for https, a `TLSSession` over memory BIOs, driven with poll(2) so that every
+/// wait is bounded by the request's deadline.
+final class HTTPClientConnection {
+    private let socket: Socket
+    private var tls: TLSSession?
+    /// Ciphertext read from the socket on its way into the TLS session.
+    private var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+
+    private init(socket: Socket) { self.socket = socket }
+
+    deinit { socket.close() }
+
+    /// Connects to the first endpoint that answers before the deadline.
+    static func connect(to endpoints: [HTTPClientEndpoint], deadline: HTTPClientDeadline) throws(HTTPClientError) -> HTTPClientConnection {
+        var lastError = HTTPClientError.connectFailed("no address")
+        for endpoint in endpoints {
+            do {
+                return try connect(to: endpoint, deadline: deadline)
+            } catch .timeout {
+                throw .timeout
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    private static func connect(to endpoint: HTTPClientEndpoint, deadline: HTTPClientDeadline) throws(HTTPClientError) -> HTTPClientConnection {
+        let connection: HTTPClientConnection
+        do {
+            let address = try SocketAddress(host: endpoint.address.description, port: Int(endpoint.port))
+            connection = HTTPClientConnection(socket: try Socket.connecting(to: address))
+        } catch {
+            throw .connectFailed("connect \(endpoint.address): \(error)")
+        }
+        try connection.wait(for: Int16(POLLOUT), deadline: deadline)
+        let error = connection.socket.pendingError()
+        guard error == 0 else { throw .connectFailed("connect \(endpoint.address): \(String(cString: strerror(error)))") }
+        return connection
+    }
+
+    /// Runs the TLS handshake; from here on reads and writes go through the session.
+    func startTLS(context: ClientTLSContext, host: String, hostIsIPLiteral: Bool,
+                  deadline: HTTPClientDeadline) throws(HTTPClientError) {
+        let session: TLSSession
+        do { session = try TLSSession(client: context, host: host, hostIsIPLiteral: hostIsIPLiteral) } catch {
+            throw .tls("\(error)")
+        }
+        while true {
+            let result = scratch.withUnsafeMutableBytes { session.handshake(on: socket, scratch: $0) }
+            switch result {
+            case .bytes:
+                guard session.peerVerified else { throw .tls("certificate verification failed") }
+                tls = session
+                return
+            case .wouldBlock:
+                try wait(for: Int16(POLLIN) | (session.hasUnsentCiphertext ? Int16(POLLOUT) : 0), deadline: deadline)
+            case .closed:
+                throw .tls("connection closed during the TLS handshake")
+            case .failed(let code):
+                throw .tls(code == EPROTO ? openSSLErrorDescription() : String(cString: strerror(code)))
+            }
+        }
+    }
+
+    func writeAll(_ bytes: [UInt8], deadline: HTTPClientDeadline) throws(HTTPClientError) {
+        let chunks = [bytes][...]
+        var offset = 0
+        while offset < bytes.count {
+            let result = tls?.write(chunks, firstOffset: offset, to: socket) ?? socket.write(chunks, firstOffset: offset)
+            switch result {
+            case .bytes(let count): offset += count
+            case .wouldBlock: try wait(for: Int16(POLLOUT), deadline: deadline)
+            case .closed: throw .io("send: connection closed")
+            case .failed(let code): throw failure("send", code)
+            }
+        }
+        while let tls, tls.hasUnsentCiphertext {
+            switch tls.flush(to: socket) {
+            case .wouldBlock: try wait(for: Int16(POLLOUT), deadline: deadline)
+            case .failed(let code): throw failure("send", code)
+            default: continue
+            }
+        }
+    }
+
+    /// Up to `maxCount` bytes (plaintext under TLS); empty at the end of the stream.
+    func read(maxCount: Int, deadline: HTTPClientDeadline) throws(HTTPClientError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: maxCount)
+        while true {
+            let result = buffer.withUnsafeMutableBytes { buffer in
+                guard let tls else { return socket.read(into: buffer) }
+                return scratch.withUnsafeMutableBytes { tls.read(from: socket, into: buffer, scratch: $0) }
+            }
+            switch result {
+            case .bytes(let count): return Array(buffer.prefix(count))
+            case .closed: return []
+            case .wouldBlock:
+                let events = Int16(POLLIN) | (tls?.hasUnsentCiphertext == true ? Int16(POLLOUT) : 0)
+                try wait(for: events, deadline: deadline)
+            case .failed(let code): throw failure("recv", code)
+            }
+        }
+    }
+
+    private func wait(for events: Int16, deadline: HTTPClientDeadline) throws(HTTPClientError) {
+        let ready: Bool
+        do { ready = try socket.wait(for: events, milliseconds: try deadline.remainingMilliseconds()) } catch {
+            throw .io("\(error)")
+        }
+        guard ready else { throw .timeout }
+    }
+
+    /// A TLS session reports a protocol failure as EPROTO, with OpenSSL's reason still queued.
+    private func failure(_ call: String, _ code: Int32) -> HTTPClientError {
+        if tls != nil, code == EPROTO { return .tls(openSSLErrorDescription()) }
+        return .io("\(call): \(String(cString: strerror(code)))")
+    }
+}

@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A resolved address plus the sockaddr bytes to connect to, so the connection goes to exactly
+/// the address that was vetted (no second lookup).
+struct HTTPClientEndpoint: Sendable {
+    let address: HTTPClientAddress
+    let port: UInt16
+
+    /// getaddrinfo(3) for a TCP host; every IPv4 and IPv6 answer, in resolver order, deduplicated.
+    static func resolve(host: String, port: UInt16) throws(HTTPClientError) -> [HTTPClientEndpoint] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Darwin)
+        hints.ai_socktype = SOCK_STREAM
+        #else
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #endif
+        hints.ai_flags = AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else { throw .hostNotFound(host) }
+        defer { freeaddrinfo(first) }
+
+        var endpoints: [HTTPClientEndpoint] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            cursor = info.pointee.ai_next
+            guard let sockaddr = info.pointee.ai_addr else { continue }
+            let address: HTTPClientAddress
+            switch info.pointee.ai_family {
+            case AF_INET:
+                let raw = sockaddr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+                address = .v4(UInt32(bigEndian: raw))
+            case AF_INET6:
+                let raw = sockaddr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                address = .v6(withUnsafeBytes(of: raw) { Array($0) })
+            default:
+                continue
+            }
+            if !endpoints.contains(where: { $0.address == address }) {
+                endpoints.append(HTTPClientEndpoint(address: address, port: port))
+            }
+        }
+        guard !endpoints.isEmpty else { throw .hostNotFound(host) }
+        return endpoints
+    }
+}

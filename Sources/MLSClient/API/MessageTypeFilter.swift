@@ -1,0 +1,4 @@
+/// The `type` filter of getMessages.
+public enum MessageTypeFilter: String, Codable, Sendable {
+    case app, commit, all
+}

@@ -1,0 +1,236 @@
+import ATProto
+import Basics
+@testable import DeliveryService
+import Foundation
+import HTTP
+import Primitives
+import TestSupport
+import XCTest
+
+/// `ServiceConfiguration.fromEnvironment`: every variable of the README's table lands in the
+/// sub-configuration of its layer, and every unusable or half-set value refuses the start with a
+/// one-line message naming the variable.
+final class ConfigurationTests: XCTestCase {
+    /// The smallest environment that starts: only DATABASE_URL is required.
+    static let base = ["DATABASE_URL": "postgres://db.invalid/catbird"]
+
+    func configuration(_ variables: [String: String]) throws(ConfigurationError) -> ServiceConfiguration {
+        try ServiceConfiguration.fromEnvironment(Self.base.merging(variables) { _, new in new })
+    }
+
+    /// The refusal for `variables`, which must name `variable`.
+    @discardableResult
+    func refusal(_ variables: [String: String], names variable: String,
+                 file: StaticString = #filePath, line: UInt = #line) -> ConfigurationError? {
+        do throws(ConfigurationError) {
+            _ = try configuration(variables)
+            XCTFail("\(variables) was accepted", file: file, line: line)
+            return nil
+        } catch {
+            XCTAssertEqual(error.variable, variable, "\(variables): \(error)", file: file, line: line)
+            XCTAssertFalse(error.description.contains("\n"), "one line: \(error)", file: file, line: line)
+            return error
+        }
+    }
+
+    func testDefaults_MatchTheREADME() throws {
+        let config = try configuration([:])
+        XCTAssertEqual(config.http.host, "127.0.0.1")
+        XCTAssertEqual(config.http.port, 8080)
+        XCTAssertEqual(config.http.workerThreads, 32)
+        XCTAssertNil(config.http.tls)
+        XCTAssertEqual(config.http.maxConnectionsPerIP, 0)
+        XCTAssertEqual(config.http.headerReadTimeout, 10)
+        XCTAssertEqual(config.http.bodyReadTimeout, 30)
+        XCTAssertEqual(config.http.idleTimeout, 60)
+        XCTAssertEqual(config.http.maxConnections, 4096)
+        XCTAssertEqual(config.http.shutdownGracePeriod, 10)
+        XCTAssertEqual(config.database.url, "postgres://db.invalid/catbird")
+        XCTAssertEqual(config.database.poolSize, 16)
+        XCTAssertEqual(config.database.migrationsDirectory, "migrations")
+        XCTAssertEqual(config.serviceDID, "did:web:localhost")
+        XCTAssertEqual(config.serviceEndpoint, "http://127.0.0.1:8080")
+        XCTAssertEqual(config.auth.plcURL, "https://plc.directory")
+        XCTAssertFalse(config.auth.allowPrivateAddresses)
+        XCTAssertTrue(config.auth.requireLowS)
+        XCTAssertEqual(config.auth.clockSkew, 60)
+        XCTAssertEqual(config.auth.maxTokenLifetime, 3600)
+        XCTAssertEqual(config.logLevel, .info)
+        XCTAssertNil(config.metricsToken)
+        XCTAssertEqual(config.blobDirectory, ".data/blobs")
+        XCTAssertEqual(config.limits.maxExternalMessageBytes, 10 << 20)
+        XCTAssertEqual(config.limits.blobQuotaBytes, 1 << 30)
+        XCTAssertTrue(config.rateLimits.enabled)
+        XCTAssertEqual(config.rateLimits.perIP, RateLimitConfiguration.defaultIPRule)
+        XCTAssertEqual(config.rateLimits.perDID[.send], RateLimitClass.send.defaultRule)
+        XCTAssertNil(config.events.ticketKey)
+        XCTAssertEqual(config.events.ticketLifetime, 30)
+        XCTAssertEqual(config.events.maxSocketsPerUser, 5)
+        XCTAssertEqual(config.events.inlineCiphertextLimit, 16384)
+        XCTAssertEqual(config.events.workerThreads, 2)
+        XCTAssertEqual(config.retention, RetentionSettings())
+        XCTAssertEqual(config.retention.ttlDays, 30)
+    }
+
+    /// One usable, non-default value for every variable the service reads.
+    static let everyVariable: [String: String] = [
+        "HOST": "0.0.0.0", "PORT": "9000", "WORKER_THREADS": "4", "DATABASE_URL": "postgres://other.invalid/db",
+        "DATABASE_POOL_SIZE": "3", "MIGRATIONS_DIR": "/m",
+        "SERVICE_DID": "did:web:x.com", "SERVICE_ENDPOINT": "https://x.com", "PLC_URL": "http://127.0.0.1:9",
+        "DID_RESOLVER_ALLOW_PRIVATE": "1", "AUTH_REQUIRE_LOW_S": "0", "LOG_LEVEL": "warning",
+        "TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": "/k.pem", "MAX_CONNECTIONS_PER_IP": "7",
+        "HEADER_READ_TIMEOUT": "1.5", "BODY_READ_TIMEOUT": "2", "IDLE_TIMEOUT": "5", "MAX_CONNECTIONS": "10",
+        "SHUTDOWN_GRACE_PERIOD": "3", "METRICS_TOKEN": "s3cret", "BLOB_DIR": "/blobs",
+        "THIN_MESSAGE_MAX_BYTES": "4096", "BLOB_QUOTA_BYTES": "10000",
+        "RATE_LIMIT_ENABLED": "0", "RATE_LIMIT_SEND": "1,2", "RATE_LIMIT_READ": "off", "RATE_LIMIT_IP": "3,4",
+        "RATE_LIMIT_KEY_PACKAGES": "5/s,6", "RATE_LIMIT_MEMBERSHIP": "7,8", "TRUSTED_PROXIES": "10.0.0.0/8, ::1",
+        "SUBSCRIPTION_TICKET_KEY": String(repeating: "ab", count: 32), "SUBSCRIPTION_TICKET_TTL": "60",
+        "EVENTS_MAX_SOCKETS_PER_USER": "9", "EVENTS_INLINE_CIPHERTEXT_MAX": "0", "EVENTS_WORKER_THREADS": "3",
+        "MESSAGE_TTL_DAYS": "7", "RETENTION_KEEP_COMMIT_EPOCHS": "0", "RETENTION_BATCH_SIZE": "500",
+        "RETENTION_INTERVAL_SECONDS": "60",
+    ]
+
+    /// The README's table names exactly these variables, and each one, set alone, changes the
+    /// configuration (the TLS pair together).
+    func testREADMETable_NamesEveryVariable_AndEachIsRead() throws {
+        let readme = try String(contentsOfFile: TestDatabase.repositoryRoot + "/README.md", encoding: .utf8)
+        let section = try XCTUnwrap(readme.range(of: "## Configuration").map { readme[$0.upperBound...] })
+        let table = String(section).components(separatedBy: "\n## ").first ?? ""
+        var documented: Set<String> = []
+        for line in table.split(separator: "\n") where line.hasPrefix("| `") {
+            let cell = line.dropFirst(2).prefix { $0 != "|" }
+            for name in cell.split(separator: ",") {
+                documented.insert(name.trimmingCharacters(in: CharacterSet(charactersIn: " `")))
+            }
+        }
+        XCTAssertEqual(documented, Set(Self.everyVariable.keys))
+        let defaults = String(describing: try configuration([:]))
+        for (name, value) in Self.everyVariable where !name.hasPrefix("TLS_") {
+            XCTAssertNotEqual(String(describing: try configuration([name: value])), defaults, "\(name) is not read")
+        }
+        let tls = try configuration(["TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": "/k.pem"])
+        XCTAssertNotEqual(String(describing: tls), defaults)
+    }
+
+    func testEveryVariable_ReachesItsLayer() throws {
+        let config = try configuration(Self.everyVariable)
+        XCTAssertEqual(config.http.host, "0.0.0.0")
+        XCTAssertEqual(config.http.port, 9000)
+        XCTAssertEqual(config.http.workerThreads, 4)
+        XCTAssertEqual(config.http.tls, HTTPServerTLSConfiguration(certificateChainFile: "/c.pem", privateKeyFile: "/k.pem"))
+        XCTAssertEqual(config.http.maxConnectionsPerIP, 7)
+        XCTAssertEqual(config.http.headerReadTimeout, 1.5)
+        XCTAssertEqual(config.http.bodyReadTimeout, 2)
+        XCTAssertEqual(config.http.idleTimeout, 5)
+        XCTAssertEqual(config.http.maxConnections, 10)
+        XCTAssertEqual(config.http.shutdownGracePeriod, 3)
+        XCTAssertEqual(config.database.poolSize, 3)
+        XCTAssertEqual(config.database.migrationsDirectory, "/m")
+        XCTAssertEqual(config.auth.audiences, ["did:web:x.com", "did:web:x.com#atproto_mls"])
+        XCTAssertEqual(config.serviceEndpoint, "https://x.com")
+        XCTAssertEqual(config.auth.plcURL, "http://127.0.0.1:9")
+        XCTAssertTrue(config.auth.allowPrivateAddresses)
+        XCTAssertFalse(config.auth.requireLowS)
+        XCTAssertEqual(config.logLevel, .warning)
+        XCTAssertEqual(config.metricsToken, "s3cret")
+        XCTAssertEqual(config.blobDirectory, "/blobs")
+        XCTAssertEqual(config.limits.maxExternalMessageBytes, 4096)
+        XCTAssertEqual(config.limits.blobQuotaBytes, 10000)
+        XCTAssertFalse(config.rateLimits.enabled)
+        XCTAssertEqual(config.rateLimits.perDID[.send], RateLimitRule(ratePerSecond: 1, burst: 2))
+        XCTAssertNil(config.rateLimits.perDID[.read])
+        XCTAssertEqual(config.rateLimits.perDID[.keyPackages], RateLimitRule(ratePerSecond: 5, burst: 6))
+        XCTAssertEqual(config.rateLimits.perDID[.membership], RateLimitRule(ratePerSecond: 7, burst: 8))
+        XCTAssertEqual(config.rateLimits.perIP, RateLimitRule(ratePerSecond: 3, burst: 4))
+        XCTAssertEqual(config.rateLimits.trustedProxies.networks.count, 2)
+        XCTAssertEqual(config.events.ticketKey, Array(repeating: 0xAB, count: 32))
+        XCTAssertEqual(config.events.ticketLifetime, 60)
+        XCTAssertEqual(config.events.maxSocketsPerUser, 9)
+        XCTAssertEqual(config.events.inlineCiphertextLimit, 0)
+        XCTAssertEqual(config.events.workerThreads, 3)
+        XCTAssertEqual(config.retention.ttlDays, 7)
+        XCTAssertEqual(config.retention.keepCommitEpochs, 0)
+        XCTAssertEqual(config.retention.batchSize, 500)
+        XCTAssertEqual(config.retention.interval, 60)
+
+        XCTAssertEqual(try configuration(["HOST": "::1", "PORT": "0"]).serviceEndpoint, "http://[::1]:0")
+        XCTAssertEqual(try configuration(["SUBSCRIPTION_TICKET_KEY": Base64.encode(Array(repeating: 1, count: 48))])
+            .events.ticketKey?.count, 48)
+        XCTAssertEqual(try configuration(["MESSAGE_TTL_DAYS": "0"]).retention.ttlDays, 0)
+        XCTAssertTrue(try configuration(["RATE_LIMIT_ENABLED": "1"]).rateLimits.enabled)
+        XCTAssertNil(try configuration(["RATE_LIMIT_IP": "off"]).rateLimits.perIP)
+        // An empty value is the same as an unset one.
+        XCTAssertEqual(try configuration(["PORT": "", "TLS_CERT_FILE": "", "TLS_KEY_FILE": ""]).http.port, 8080)
+    }
+
+    func testHalfSetTLS_Refuses() {
+        let keyMissing = refusal(["TLS_CERT_FILE": "/c.pem"], names: "TLS_KEY_FILE")
+        XCTAssertEqual(keyMissing?.description,
+                       "TLS_KEY_FILE: not set, but TLS_CERT_FILE is: set both to serve TLS, or neither")
+        refusal(["TLS_KEY_FILE": "/k.pem"], names: "TLS_CERT_FILE")
+        refusal(["TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": ""], names: "TLS_KEY_FILE")
+    }
+
+    func testMissingDatabaseURL_Refuses() {
+        XCTAssertThrowsError(try ServiceConfiguration.fromEnvironment([:])) { error in
+            XCTAssertEqual((error as? ConfigurationError)?.variable, "DATABASE_URL")
+        }
+    }
+
+    func testUnusableValues_Refuse() {
+        let cases: [(String, String)] = [
+            ("HOST", "not-an-address"), ("HOST", "1.2.3.4:80"), ("PORT", "not a number"), ("PORT", "65536"),
+            ("PORT", "-1"), ("WORKER_THREADS", "0"), ("DATABASE_POOL_SIZE", "0"), ("DATABASE_POOL_SIZE", "x"),
+            ("SERVICE_DID", "mls.example.com"), ("SERVICE_DID", "did:web:x.com#atproto_mls"),
+            ("SERVICE_ENDPOINT", "mls.example.com"), ("PLC_URL", "ftp://plc.directory"),
+            ("DID_RESOLVER_ALLOW_PRIVATE", "maybe"), ("AUTH_REQUIRE_LOW_S", "2"), ("LOG_LEVEL", "loud"),
+            ("MAX_CONNECTIONS_PER_IP", "-1"), ("MAX_CONNECTIONS", "-1"), ("MAX_CONNECTIONS", "0"),
+            ("HEADER_READ_TIMEOUT", "0"), ("BODY_READ_TIMEOUT", "nan"), ("IDLE_TIMEOUT", "86401"),
+            ("SHUTDOWN_GRACE_PERIOD", "-3"),
+            ("THIN_MESSAGE_MAX_BYTES", "0"), ("THIN_MESSAGE_MAX_BYTES", "-1"), ("THIN_MESSAGE_MAX_BYTES", "ten"),
+            ("THIN_MESSAGE_MAX_BYTES", "1e6"), ("THIN_MESSAGE_MAX_BYTES", "99999999999"), ("BLOB_QUOTA_BYTES", "-5"),
+            ("RATE_LIMIT_ENABLED", "maybe"), ("RATE_LIMIT_IP", "1"), ("RATE_LIMIT_MEMBERSHIP", "fast"),
+            ("RATE_LIMIT_SEND", "0,5"), ("RATE_LIMIT_READ", "1,2,3"), ("RATE_LIMIT_KEY_PACKAGES", "5,0"),
+            ("TRUSTED_PROXIES", "10.0.0.0/33"),
+            ("SUBSCRIPTION_TICKET_TTL", "0"), ("SUBSCRIPTION_TICKET_TTL", "301"), ("EVENTS_MAX_SOCKETS_PER_USER", "0"),
+            ("EVENTS_INLINE_CIPHERTEXT_MAX", "-1"), ("EVENTS_WORKER_THREADS", "65"),
+            ("MESSAGE_TTL_DAYS", "-1"), ("MESSAGE_TTL_DAYS", "thirty"), ("RETENTION_BATCH_SIZE", "0"),
+            ("RETENTION_KEEP_COMMIT_EPOCHS", "-2"), ("RETENTION_INTERVAL_SECONDS", "0"),
+        ]
+        for (name, value) in cases {
+            let error = refusal([name: value], names: name)
+            XCTAssertEqual(error?.value, value, name)
+            XCTAssertTrue(error?.description.hasPrefix("\(name)=\(value.debugDescription): ") == true, "\(error.map(String.init(describing:)) ?? "")")
+        }
+        XCTAssertEqual(refusal(["RATE_LIMIT_IP": "1"], names: "RATE_LIMIT_IP")?.description,
+                       #"RATE_LIMIT_IP="1": expected rate,burst (per second, e.g. 20,100) or off"#)
+    }
+
+    func testSecretValues_AreNotEchoed() {
+        for bad in ["abcd", "zz", String(repeating: "ab", count: 31)] {
+            let error = refusal(["SUBSCRIPTION_TICKET_KEY": bad], names: "SUBSCRIPTION_TICKET_KEY")
+            XCTAssertNil(error?.value)
+            XCTAssertFalse(error?.description.contains(bad) ?? true)
+        }
+    }
+
+    /// The executable itself: exit status 2 and one line on stderr, before it opens anything.
+    func testServer_RefusesToStart_WithOneLine() throws {
+        let executable = DurabilityServerProcess.executable
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw XCTestError(.failureWhileWaiting, userInfo: ["reason": "\(executable) missing: run `swift build --build-tests`"])
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.environment = ["DATABASE_URL": "postgres://db.invalid/x", "TLS_CERT_FILE": "/c.pem", "PORT": "0"]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 2)
+        XCTAssertEqual(output, "catbird-mls-server: refusing to start: "
+                       + "TLS_KEY_FILE: not set, but TLS_CERT_FILE is: set both to serve TLS, or neither\n")
+    }
+}
