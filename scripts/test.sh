@@ -8,13 +8,12 @@ scripts/install-deps.sh
 
 started=""
 cleanup() {
-  if [ -n "$started" ]; then scripts/pg.sh stop "$started"; rm -rf "$started"; fi
+  if [ -n "$started" ]; then scripts/pg.sh destroy "$started"; fi
 }
 trap cleanup EXIT
 if [ -z "${DATABASE_URL:-}" ]; then
   mkdir -p .data
   started=$(mktemp -d "$root/.data/test-XXXXXX")
-  chmod 755 "$started"
   DATABASE_URL=$(PG_FSYNC=off scripts/pg.sh start "$started")
 fi
 export DATABASE_URL
