@@ -19,11 +19,11 @@ set -euo pipefail
 usage="usage: pg.sh start|stop|status|url|where|check|destroy|clean DIR [PORT]"
 cmd=${1:?$usage}
 [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
-bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
 [ -x "${bindir:-}/initdb" ] || bindir=$(pg_config --bindir 2>/dev/null || true)
 is_root() { [ "$(id -u)" -eq 0 ]; }
 clusters=""
-if is_root; then clusters=$(getent passwd postgres | cut -d: -f6)/catbird-mls; fi
+if is_root; then clusters=$(getent passwd postgres | cut -d: -f6 || true)/catbird-mls; fi
 
 fail() { echo "pg.sh: $*" >&2; exit 1; }
 

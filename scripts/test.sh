@@ -40,3 +40,6 @@ scripts/try-it.sh
 # Every RFC 9420 vector file, all cipher suites, from a release build.
 swift build -c release --product mls-vectors
 .build/release/mls-vectors "$MLS_TEST_VECTORS"
+
+# `make run` from a clone in a directory only its owner can enter (issue 20).
+scripts/tests/run-from-private-home.sh
