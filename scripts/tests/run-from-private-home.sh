@@ -14,9 +14,8 @@
 #      directory: PostgreSQL runs as that user with its data in .data/pg, and SIGTERM to the process
 #      group leaves nothing running;
 #   7. `make clean` removes every cluster of the clone, wherever it lives.
-# Every run is its own process group (set -m), as a terminal or a service manager starts it.
+# Every run is a process group of its own, as a terminal or a service manager starts it.
 set -euo pipefail
-set -m
 root=$(cd "$(dirname "$0")/../.." && pwd)
 unset DATABASE_URL PORT PG_PORT
 home=$(mktemp -d)
@@ -47,13 +46,14 @@ git -C "$clone" checkout -q --detach "$(git -C "$root" rev-parse HEAD)"
 if ! git -C "$root" diff --quiet HEAD; then git -C "$root" diff --binary HEAD | git -C "$clone" apply; fi
 (cd "$root" && git ls-files -z --others --exclude-standard | xargs -0r cp --parents -t "$clone")
 
-# start NAME PORT [USER]: `make run` in the clone, in a process group of its own; sets pid.
+# start NAME PORT [USER]: `make run` in the clone, in a session (so a process group) of its own, with
+# every signal's default action, as from a terminal (a background job of a script, this one included,
+# starts with SIGINT ignored); sets pid.
 start() {
-  if [ -n "${3:-}" ]; then
-    setpriv --reuid="$3" --regid="$3" --init-groups env HOME="$home" LOG_LEVEL=info PORT="$2" make -C "$clone" run >"$home/$1.log" 2>&1 &
-  else
-    LOG_LEVEL=info PORT=$2 make -C "$clone" run >"$home/$1.log" 2>&1 &
-  fi
+  local as=() home_dir=$HOME
+  [ -z "${3:-}" ] || { as=(setpriv --reuid="$3" --regid="$3" --init-groups); home_dir=$home; }
+  setsid "${as[@]}" env --default-signal HOME="$home_dir" LOG_LEVEL=info PORT="$2" \
+    make -C "$clone" run >"$home/$1.log" 2>&1 &
   pid=$!
   pids+=("$pid")
 }
@@ -70,8 +70,10 @@ serving() {
 # ended NAME PID: make has exited (it waits for scripts/run.sh, which waits for its clean-up), and
 # the server shut down gracefully.
 ended() {
+  local i
+  for i in $(seq 1 3000); do kill -0 "$2" 2>/dev/null || break; sleep 0.2; done
+  kill -0 "$2" 2>/dev/null && fail "$1: make still runs ten minutes after the signal"
   { wait "$2" || true; } 2>/dev/null
-  ! kill -0 "$2" 2>/dev/null || fail "$1: make still runs"
   # The server hears of the stop once, so its graceful shutdown runs to the end.
   grep -q '"msg":"signal received"' "$home/$1.log" && ! grep -q 'second signal' "$home/$1.log" \
     || { tail -n 20 "$home/$1.log"; fail "$1: the server did not get exactly one signal"; }
