@@ -28,7 +28,7 @@ user=""
 pids=()
 passed=0
 
-fail() { echo "FAILED: $*"; ps -eo pid,pgid,user,args | grep -E '[p]ostgres -D|[c]atbird-mls-server|[m]ake .*run' || true; exit 1; }
+fail() { echo "FAILED: $*"; ps -eo pid,pgid,user,args | grep -F -e "$home" -e "${pgdata:-$home}" || true; exit 1; }
 ok() { echo "ok: $*"; passed=$((passed + 1)); }
 cleanup() {
   for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
