@@ -110,6 +110,10 @@ if [ "$(id -u)" -eq 0 ]; then
   [ "$(stat -c %U "$pgdata")" = postgres ] && [ "$(ps -o user= -p "$pm")" = postgres ] \
     || fail "the cluster in $files is not postgres's"
   ok "as root the cluster lives in $files, run by postgres"
+else
+  [ "$files" = "$(realpath "$clone/.data/pg")" ] && [ "$(ps -o user= -p "$pm")" = "$(id -un)" ] \
+    || fail "the cluster is not in $clone/.data/pg run by $(id -un)"
+  ok "as $(id -un) the cluster lives in $files, run by $(id -un)"
 fi
 
 # 2. A second run reuses the cluster and leaves it running.
