@@ -21,5 +21,5 @@ fuzz:
 	@scripts/fuzz.sh
 
 clean:
-	-@[ -d .data/pg ] && scripts/pg.sh stop .data/pg
+	@scripts/pg.sh clean .data
 	rm -rf .build .build-* .data fuzz-out

@@ -19,16 +19,16 @@ bin=.build/release
 
 mkdir -p .data
 dir=$(mktemp -d "$root/.data/bench-XXXXXX")
-chmod 755 "$dir"
 mkdir "$dir/plc" "$dir/load"
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
-  scripts/pg.sh stop "$dir/pg"
+  scripts/pg.sh destroy "$dir/pg"
   rm -rf "$dir"
 }
 trap cleanup EXIT
 export DATABASE_URL=$(scripts/pg.sh start "$dir/pg")
+pg_port=$(cat "$(scripts/pg.sh where "$dir/pg")/port")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 plc_port=$(free_port)
 port=$(free_port)
@@ -98,7 +98,7 @@ echo
 echo "== PostgreSQL ceiling: pgbench on the same cluster, 64 clients, 10 s, one transaction per 1 KB insert"
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$pgbin/pgbench" ] || pgbin=$(dirname "$(command -v pgbench)")
-psql_() { "$pgbin/psql" -h 127.0.0.1 -p "$(cat "$dir/pg/port")" -U postgres -X -q "$@"; }
+psql_() { "$pgbin/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -X -q "$@"; }
 psql_ -d catbird -c "CREATE DATABASE pgbench_ceiling"
 psql_ -d pgbench_ceiling <<'SQL'
 CREATE SEQUENCE bench_seq;
@@ -118,7 +118,7 @@ INSERT INTO bench_messages (convo_id, seq, msg_id, ciphertext)
 VALUES ('convo-' || :convo, nextval('bench_seq'), md5(random()::text),
         convert_to(repeat(md5(random()::text), 32), 'UTF8'));
 SQL
-out=$(cd "$dir" && "$pgbin/pgbench" -h 127.0.0.1 -p "$(cat pg/port)" -U postgres -n -M prepared -c 64 -j 2 -T 10 \
+out=$(cd "$dir" && "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U postgres -n -M prepared -c 64 -j 2 -T 10 \
   -f insert.sql -l --log-prefix=pgbench pgbench_ceiling 2>&1)
 tps=$(awk '/^tps/ {print $3}' <<<"$out")
 read -r p50 p99 < <(cat "$dir"/pgbench.* | awk '{print $3}' | sort -n \

@@ -1,31 +1,65 @@
 #!/usr/bin/env bash
-# `make run`: build release and start the service. Without DATABASE_URL, use (and if needed start)
-# the repo's own PostgreSQL cluster in .data/pg; stop it on exit only if this script started it.
+# `make run`: build release and start the service. Without DATABASE_URL it uses the checkout's own
+# PostgreSQL cluster for .data/pg (`scripts/pg.sh where .data/pg` prints where its files are),
+# starting it if it is not running. The cluster stays up while any `make run` of this checkout uses
+# it; the last one to end stops it if a `make run` started it, however it ends: by itself, Ctrl-C,
+# SIGTERM to make or to its whole process group, or its terminal closing. A cluster started by hand
+# is left running. Two locks in .data/pg: start.lock lets one run at a time start or stop the
+# cluster, and every run holds users.lock shared while it serves, so a run that can take it alone is
+# the last one.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/install-deps.sh
+db=""
+if [ -z "${DATABASE_URL:-}" ]; then
+  db=.data/pg
+  scripts/pg.sh check "$db"
+fi
 swift build -c release --product catbird-mls-server
 
-started=""
-if [ -z "${DATABASE_URL:-}" ]; then
-  mkdir -p .data/pg && chmod 755 .data .data/pg
-  if ! scripts/pg.sh url .data/pg >/dev/null 2>&1 || ! pg_isready -q -d "$(scripts/pg.sh url .data/pg)"; then
-    started=.data/pg
+# The lock descriptors stay out of every child: a postmaster holding one would hold it forever.
+pg() { scripts/pg.sh "$@" 8>&- 9>&-; }
+
+# On a signal, and when the server ends by itself: stop the server (one SIGTERM, its graceful
+# shutdown), then the cluster if this run is its last user and a `make run` started it.
+stop() { # [the server's exit status]
+  trap '' INT TERM HUP
+  local status=${1:-0} server
+  server=$(jobs -p)
+  if [ -n "$server" ] && kill -TERM "$server" 2>/dev/null; then wait "$server" && status=0 || status=$?; fi
+  if [ -n "$db" ]; then
+    flock -x 8
+    flock -u 9
+    if flock -x -n 9 && [ -f "$db/started-by-make-run" ]; then
+      pg stop "$db"
+      rm -f "$db/started-by-make-run"
+    fi
   fi
-  DATABASE_URL=$(scripts/pg.sh start .data/pg "${PG_PORT:-}")
+  exit "$status"
+}
+
+if [ -n "$db" ]; then
+  mkdir -p "$db"
+  exec 8>>"$db/start.lock" 9>>"$db/users.lock"
+fi
+trap stop INT TERM HUP
+
+if [ -n "$db" ]; then
+  flock -x 8
+  # Marked before the start, so a start cut short by a signal or an error is stopped too.
+  pg status "$db" || touch "$db/started-by-make-run"
+  DATABASE_URL=$(pg start "$db" "${PG_PORT:-}") || stop 1
   export DATABASE_URL
+  flock -s 9
+  flock -u 8
 fi
 
-server_pid=""
-stop() {
-  [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  [ -n "$started" ] && scripts/pg.sh stop "$started"
-  exit 0
-}
-trap stop INT TERM
-.build/release/catbird-mls-server "$@" &
-server_pid=$!
-wait "$server_pid" || true
-server_pid=""
-stop
+# The server runs in a session of its own, so a signal to make's process group reaches it once,
+# from stop (make also passes SIGTERM on to this script: a server in the group would get two, and a
+# second signal cuts its graceful shutdown short). If this script is killed outright, the kernel
+# sends the server SIGTERM (PR_SET_PDEATHSIG).
+setsid setpriv --pdeathsig TERM -- .build/release/catbird-mls-server "$@" 8>&- 9>&- &
+status=0
+wait $! || status=$?
+stop "$status"

@@ -9,13 +9,12 @@ scripts/fetch-test-data.sh   # known-answer files for ML-KEM, X-Wing, SHA-3 (che
 
 started=""
 cleanup() {
-  if [ -n "$started" ]; then scripts/pg.sh stop "$started"; rm -rf "$started"; fi
+  if [ -n "$started" ]; then scripts/pg.sh destroy "$started"; fi
 }
 trap cleanup EXIT
 if [ -z "${DATABASE_URL:-}" ]; then
   mkdir -p .data
   started=$(mktemp -d "$root/.data/test-XXXXXX")
-  chmod 755 "$started"
   DATABASE_URL=$(PG_FSYNC=off scripts/pg.sh start "$started")
 fi
 export DATABASE_URL
@@ -57,3 +56,6 @@ scripts/ct-check.sh
 # PublicGroup must accept each exactly when every member processes it. Fails on any disagreement.
 swift build -c release --product mls-mutants
 .build/release/mls-mutants --quiet
+
+# `make run` from a clone in a directory only its owner can enter (issue 20).
+scripts/tests/run-from-private-home.sh
