@@ -15,6 +15,9 @@ final class DurabilityServerProcess: @unchecked Sendable {
     private(set) var port = 0
 
     static var executable: String { ServiceHarness.repositoryRoot + "/.build/debug/catbird-mls-server" }
+    /// One folder per test process, kept across the server restarts a test makes: two runs (two
+    /// checkouts, two users) never share it.
+    static let blobDirectory = NSTemporaryDirectory() + "catbird-blobs-durability-\(getpid())"
 
     init(databaseURL: String, plcURL: String, extra: [String: String] = [:]) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
@@ -27,7 +30,7 @@ final class DurabilityServerProcess: @unchecked Sendable {
             "SERVICE_DID": ServiceHarness.serviceDID, "SERVICE_ENDPOINT": "https://mls.test",
             "MIGRATIONS_DIR": ServiceHarness.repositoryRoot + "/migrations", "LOG_LEVEL": "info",
             "RATE_LIMIT_ENABLED": "0", "SHUTDOWN_GRACE_PERIOD": "10",
-            "BLOB_DIR": NSTemporaryDirectory() + "catbird-blobs-durability",
+            "BLOB_DIR": Self.blobDirectory,
         ].merging(extra) { _, new in new }
         let pipe = Pipe()
         process.standardError = pipe

@@ -2,12 +2,11 @@ import Foundation
 import MLSVectors
 import XCTest
 
-/// Runs the crypto-layer interop vector files (../shared/mls-test-vectors) through the same checks as
+/// Runs the crypto-layer interop vector files ($MLS_TEST_VECTORS, else ../shared/mls-test-vectors) through the same checks as
 /// the mls-vectors runner; every case of every suite must pass.
 final class CryptoVectorTests: XCTestCase {
     private func run(_ name: String, expectedCases: Int, suites: Set<UInt16>) throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let url = root.appendingPathComponent("../shared/mls-test-vectors/\(name).json").standardizedFileURL
+        let url = CodecFixtures.vectorDirectory.appendingPathComponent("\(name).json")
         let file = try XCTUnwrap(VectorCatalog.file(named: name))
         XCTAssertNotNil(file.check, "\(name) has no check")
         let outcomes = try file.run(contentsOf: url)

@@ -7,8 +7,7 @@ import XCTest
 /// with public data only and ends each epoch with the member's epoch, tree hash and GroupContext.
 final class PublicGroupVectorTests: XCTestCase {
     private func run(_ name: String, expectedCases: Int, suites: Set<UInt16>) throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let url = root.appendingPathComponent("../shared/mls-test-vectors/\(name).json").standardizedFileURL
+        let url = CodecFixtures.vectorDirectory.appendingPathComponent("\(name).json")
         let file = try XCTUnwrap(VectorCatalog.file(named: name))
         XCTAssertNotNil(file.check, "\(name) has no check")
         let outcomes = try file.run(contentsOf: url)
