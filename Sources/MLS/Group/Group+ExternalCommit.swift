@@ -70,6 +70,6 @@ extension Group {
             commitSecret: path.commitSecret, psks: applied.psks, membershipKey: nil)
         joiner.resumptionPSKs = []
         try joiner.enter(finished.state, secrets: finished.secrets, pskSecret: finished.pskSecret, privateTree: path.privateState)
-        return (joiner, MLSMessage(body: .publicMessage(finished.message)))
+        return (joiner, finished.message)
     }
 }
