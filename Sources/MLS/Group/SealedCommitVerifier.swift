@@ -8,8 +8,9 @@ import Primitives
 /// by leaf, and returns a `VerifiedSealedTransition` with the new public state. docs/sealed-commits.md
 /// lists every check with its section, and what stays unverifiable.
 ///
-/// Cheap refusals come first: header and GroupContext fields, then the tree's shape and hash, one
-/// signature, the tree rebuild (hashes only), and last the full tree validation (a signature per leaf).
+/// Cheap refusals come first: header and GroupContext fields, one signature (the GroupInfo's), the
+/// tree's shape and hash, the tree rebuild (hashes only), and last the full tree validation (a
+/// signature per leaf).
 public struct SealedCommitVerifier: Sendable {
     /// The group's public state in the epoch the commit is sent in.
     public let current: PublicGroup
@@ -51,18 +52,18 @@ public struct SealedCommitVerifier: Sendable {
         try checkHeader(message, contentType: .commit)
         try checkContext(of: groupInfo)
         let wire = try Self.wireTree(of: groupInfo, ratchetTree)
-        let newTree: PublicRatchetTree
-        do { newTree = try PublicRatchetTree(suite: current.cipherSuite, tree: wire) } catch { throw .invalidTree(error) }
-        guard newTree.treeHash == groupInfo.groupContext.treeHash else { throw .treeHashMismatch }
-
+        // One signature before any hashing: only a member can make the verifier hash a tree.
         let signer = groupInfo.signer
-        guard let before = current.tree.leafNode(at: signer), let after = newTree.leafNode(at: signer),
+        guard let before = current.tree.leafNode(at: signer), let after = Self.leafNode(in: wire, at: signer),
               before.credential == after.credential else {
             throw .signerNotAMember(leaf: signer)
         }
         do { try groupInfo.verifySignature(publicKey: after.signatureKey, suite: current.cipherSuite) } catch {
             throw .invalidGroupInfoSignature
         }
+        let newTree: PublicRatchetTree
+        do { newTree = try PublicRatchetTree(suite: current.cipherSuite, tree: wire) } catch { throw .invalidTree(error) }
+        guard newTree.treeHash == groupInfo.groupContext.treeHash else { throw .treeHashMismatch }
         let required = try Self.checkContextExtensions(groupInfo.groupContext.extensions)
         let changedExtensions = groupInfo.groupContext.extensions == current.groupContext.extensions
             ? nil : groupInfo.groupContext.extensions
@@ -152,6 +153,13 @@ public struct SealedCommitVerifier: Sendable {
         guard context.confirmedTranscriptHash.count == nh, groupInfo.confirmationTag.count == nh else {
             throw .groupInfoMismatch("confirmed transcript hash or confirmation tag is not Nh bytes")
         }
+    }
+
+    /// The leaf node at `leaf` of a wire tree, before it is imported.
+    static func leafNode(in wire: RatchetTree, at leaf: UInt32) -> LeafNode? {
+        let index = 2 * Int(leaf)
+        guard index < wire.nodes.count, case .leaf(let node)? = wire.nodes[index] else { return nil }
+        return node
     }
 
     /// The new tree: given separately, or in the GroupInfo's ratchet_tree extension (§12.4.3.3).
