@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|http|websocket|jwt|json ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh [mls|sealed|http|websocket|jwt|json ...]    build and run the named targets (default: all)
 #   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
 # -sanitize=fuzzer. Crashes are written to fuzz-out/crashes/<target>/.
@@ -28,16 +28,28 @@ build_module() {
 
 swift_sources() { find "$1" -name '*.swift' | sort; }
 
-build_mls() {
+build_mls_modules() {
   echo "== building Primitives"
   mapfile -t primitives < <(swift_sources Sources/Primitives)
   build_module Primitives -- "${primitives[@]}"
   echo "== building MLS (instrumented)"
   mapfile -t mls < <(swift_sources Sources/MLS)
   build_module MLS -sanitize=fuzzer -- "${mls[@]}"
+}
+
+build_mls() {
+  build_mls_modules
   echo "== linking fuzz-mls"
   swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzMLSCodec.swift \
     -o "$out/fuzz-mls" "${link_flags[@]}" -lMLS -lPrimitives
+}
+
+# SealedCommitVerifier over an honest sealed commit, with edited GroupInfos and trees.
+build_sealed() {
+  build_mls_modules
+  echo "== linking fuzz-sealed"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzSealedVerifier.swift \
+    -o "$out/fuzz-sealed" "${link_flags[@]}" -lMLS -lPrimitives
 }
 
 build_http() {
@@ -122,13 +134,14 @@ PY
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls http websocket jwt json)
+[ ${#targets[@]} -eq 0 ] && targets=(mls sealed http websocket jwt json)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
 for target in "${targets[@]}"; do
   case $target in
     mls) build_mls && run_target mls || status=1 ;;
+    sealed) build_sealed && run_target sealed || status=1 ;;
     http) build_http && run_target http || status=1 ;;
     jwt) build_jwt && run_target jwt || status=1 ;;
     json) build_json && run_target json || status=1 ;;
