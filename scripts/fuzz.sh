@@ -28,29 +28,23 @@ build_module() {
 
 swift_sources() { find "$1" -name '*.swift' | sort; }
 
-build_mls_modules() {
+# build_mls_target NAME ENTRY: Primitives, MLS instrumented, and the entry point linked as fuzz-NAME.
+build_mls_target() {
   echo "== building Primitives"
   mapfile -t primitives < <(swift_sources Sources/Primitives)
   build_module Primitives -- "${primitives[@]}"
   echo "== building MLS (instrumented)"
   mapfile -t mls < <(swift_sources Sources/MLS)
   build_module MLS -sanitize=fuzzer -- "${mls[@]}"
+  echo "== linking fuzz-$1"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" "$2" \
+    -o "$out/fuzz-$1" "${link_flags[@]}" -lMLS -lPrimitives
 }
 
-build_mls() {
-  build_mls_modules
-  echo "== linking fuzz-mls"
-  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzMLSCodec.swift \
-    -o "$out/fuzz-mls" "${link_flags[@]}" -lMLS -lPrimitives
-}
+build_mls() { build_mls_target mls Tests/Fuzz/FuzzMLSCodec.swift; }
 
 # SealedCommitVerifier over an honest sealed commit, with edited GroupInfos and trees.
-build_sealed() {
-  build_mls_modules
-  echo "== linking fuzz-sealed"
-  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzSealedVerifier.swift \
-    -o "$out/fuzz-sealed" "${link_flags[@]}" -lMLS -lPrimitives
-}
+build_sealed() { build_mls_target sealed Tests/Fuzz/FuzzSealedVerifier.swift; }
 
 build_http() {
   echo "== building HTTP (instrumented)"
