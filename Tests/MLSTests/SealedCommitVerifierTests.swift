@@ -98,11 +98,9 @@ final class SealedCommitVerifierTests: XCTestCase {
 
         // The signer's leaf holds another credential in the new tree than in the current one.
         var renamed = forgery
-        try renamed.editNode(0) { node in
-            guard case .leaf(var leaf) = node else { return XCTFail("no leaf") }
+        try renamed.editLeaf(0) { leaf in
             leaf.credential = SealedFixtures.credential("mallory")
             try leaf.resign(with: f.aliceKey, suite: suite, groupID: f.service.groupID, leaf: 0)
-            node = .leaf(leaf)
         }
         expect(.signerNotAMember(leaf: 0)) { try f.verifier.verify(commit: update.commit, groupInfo: try renamed.signed(by: f.aliceKey)) }
     }
@@ -134,12 +132,10 @@ final class SealedCommitVerifierTests: XCTestCase {
         for source in [LeafNodeSource.update, .commit(parentHash: [])] {
             var forgery = GroupInfoForgery(update.groupInfo, suite: suite)
             let mallory = try GroupFixtures.signer(suite)
-            try forgery.editNode(2) { node in
-                guard case .leaf(var leaf) = node else { return XCTFail("no leaf") }
+            try forgery.editLeaf(2) { leaf in
                 leaf.signatureKey = mallory.publicKey.bytes
                 leaf.leafNodeSource = source
                 try leaf.resign(with: mallory, suite: suite, groupID: groupID, leaf: 1)
-                node = .leaf(leaf)
             }
             expect(.leafChanged(leaf: 1)) { try f.verifier.verify(commit: update.commit, groupInfo: try forgery.signed(by: f.aliceKey)) }
         }
@@ -163,19 +159,15 @@ final class SealedCommitVerifierTests: XCTestCase {
         let update = try f.alice.update()
         // The root (node 3 of a four-leaf tree) is on Alice's filtered direct path.
         var forgery = GroupInfoForgery(update.groupInfo, suite: suite)
-        try forgery.editNode(3) { node in
-            guard case .parent(var parent) = node else { return XCTFail("no parent") }
+        try forgery.editParent(3) { parent in
             parent.parentHash = Array(repeating: 7, count: suite.nh)
-            node = .parent(parent)
         }
         expect(.invalidParentHash(node: 3)) { try f.verifier.verify(commit: update.commit, groupInfo: try forgery.signed(by: f.aliceKey)) }
         // Alice's own leaf with a parent_hash that is not the path's (re-signed by her).
         forgery = GroupInfoForgery(update.groupInfo, suite: suite)
-        try forgery.editNode(0) { node in
-            guard case .leaf(var leaf) = node else { return XCTFail("no leaf") }
+        try forgery.editLeaf(0) { leaf in
             leaf.leafNodeSource = .commit(parentHash: Array(repeating: 9, count: suite.nh))
             try leaf.resign(with: f.aliceKey, suite: suite, groupID: f.service.groupID, leaf: 0)
-            node = .leaf(leaf)
         }
         expect(.invalidParentHash(node: 0)) { try f.verifier.verify(commit: update.commit, groupInfo: try forgery.signed(by: f.aliceKey)) }
         // A path node left blank, or with unmerged leaves.
@@ -183,10 +175,8 @@ final class SealedCommitVerifierTests: XCTestCase {
         try forgery.editNode(1) { $0 = nil }
         expect(.committerPath(node: 1)) { try f.verifier.verify(commit: update.commit, groupInfo: try forgery.signed(by: f.aliceKey)) }
         forgery = GroupInfoForgery(update.groupInfo, suite: suite)
-        try forgery.editNode(3) { node in
-            guard case .parent(var parent) = node else { return XCTFail("no parent") }
+        try forgery.editParent(3) { parent in
             parent.unmergedLeaves = [2]
-            node = .parent(parent)
         }
         expect(.committerPath(node: 3)) { try f.verifier.verify(commit: update.commit, groupInfo: try forgery.signed(by: f.aliceKey)) }
     }
@@ -249,10 +239,8 @@ final class SealedCommitVerifierTests: XCTestCase {
         var forgery: GroupInfoForgery
         for unmerged in [[], [1, 3], [3, 3]] as [[UInt32]] {
             forgery = GroupInfoForgery(addDave.groupInfo, suite: suite)
-            try forgery.editNode(3) { node in
-                guard case .parent(var parent) = node else { return XCTFail("no parent") }
+            try forgery.editParent(3) { parent in
                 parent.unmergedLeaves = unmerged
-                node = .parent(parent)
             }
             expect(.parentChangedOffPath(node: 3)) { try f.verifier.verify(commit: addDave.commit, groupInfo: try forgery.signed(by: f.aliceKey)) }
         }

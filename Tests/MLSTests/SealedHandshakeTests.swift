@@ -6,6 +6,50 @@ import XCTest
 /// and every member ends at the same epoch and exporter secret. The service's side of each commit,
 /// `SealedCommitVerifier` on the commit and its GroupInfo, follows along and must agree.
 final class SealedHandshakeTests: XCTestCase {
+    /// The active members by name and the service's public state, moved on together.
+    struct SealedRun {
+        var members: [String: Group]
+        var service: PublicGroup
+
+        init(creator: String, _ group: Group) throws {
+            members = [creator: group]
+            service = try PublicGroup(groupInfo: try group.makeGroupInfo())
+        }
+
+        subscript(name: String) -> Group { members[name]! }
+
+        mutating func join(_ name: String, _ group: Group) throws {
+            members[name] = group
+            try SealedFixtures.assertAgree(Array(members.values), service)
+        }
+
+        /// Every other member processes a proposal.
+        mutating func deliver(_ message: MLSMessage, from sender: String) throws {
+            for name in members.keys where name != sender { _ = try members[name]!.process(message) }
+        }
+
+        /// The service checks `commit` with the new epoch's GroupInfo and moves on; every other member
+        /// processes it (those it removes leave the run); the committer becomes `group`; all agree.
+        @discardableResult
+        mutating func commit(by committer: String, group: Group, _ commit: MLSMessage, groupInfo: GroupInfo) throws
+            -> VerifiedSealedTransition {
+            let step = try SealedCommitVerifier(current: service).verify(commit: commit, groupInfo: groupInfo)
+            service = step.next
+            for name in members.keys where name != committer {
+                _ = try members[name]!.process(commit)
+                if !members[name]!.isActive { members[name] = nil }
+            }
+            members[committer] = group
+            try SealedFixtures.assertAgree(Array(members.values), service)
+            return step
+        }
+
+        @discardableResult
+        mutating func commit(by committer: String, _ output: CommitOutput) throws -> VerifiedSealedTransition {
+            try commit(by: committer, group: output.group, output.commit, groupInfo: output.groupInfo)
+        }
+    }
+
     func testSealedLifecycleEverySuite() throws {
         for suite in CipherSuite.allCases {
             try lifecycle(suite: suite)
@@ -14,15 +58,14 @@ final class SealedHandshakeTests: XCTestCase {
 
     private func lifecycle(suite: CipherSuite) throws {
         let sealed = SealedFixtures.sealed
-        var (alice, _) = try SealedFixtures.create("alice", suite: suite)
-        var service = try PublicGroup(groupInfo: try alice.makeGroupInfo())
+        var run = try SealedRun(creator: "alice", try SealedFixtures.create("alice", suite: suite).group)
 
         // Alice adds Bob and Carol with a path: a sealed commit nobody else has to process yet.
         let bobKP = try GroupFixtures.keyPackage("bob", suite: suite)
         let carolKP = try GroupFixtures.keyPackage("carol", suite: suite)
-        let adds = try alice.add(keyPackages: [bobKP.keyPackage, carolKP.keyPackage])
+        let adds = try run["alice"].add(keyPackages: [bobKP.keyPackage, carolKP.keyPackage])
         XCTAssertEqual(try SealedFixtures.privateMessage(adds.commit).contentType, .commit)
-        var step = try SealedCommitVerifier(current: service).verify(commit: adds.commit, groupInfo: adds.groupInfo)
+        var step = try run.commit(by: "alice", adds)
         XCTAssertEqual(step.committer, .member(leaf: 0))
         XCTAssertTrue(step.committerPathUpdated)
         XCTAssertFalse(step.contentVerified)
@@ -31,129 +74,71 @@ final class SealedHandshakeTests: XCTestCase {
         XCTAssertTrue(step.added[1].matches(carolKP.keyPackage))
         XCTAssertEqual(step.added[0].leafNodeBytes, bobKP.keyPackage.leafNode.encoded())
         XCTAssertTrue(step.removed.isEmpty)
-        alice = adds.group
-        service = step.next
-        var bob = try SealedFixtures.join(adds, bobKP)
-        var carol = try SealedFixtures.join(adds, carolKP)
-        try SealedFixtures.assertAgree([alice, bob, carol], service)
+        try run.join("bob", try SealedFixtures.join(adds, bobKP))
+        try run.join("carol", try SealedFixtures.join(adds, carolKP))
 
         // Alice adds Dave without a path; Bob and Carol decrypt and apply the sealed commit.
         let daveKP = try GroupFixtures.keyPackage("dave", suite: suite)
-        let addDave = try alice.add(keyPackages: [daveKP.keyPackage], includePath: false)
-        step = try SealedCommitVerifier(current: service).verify(commit: addDave.commit, groupInfo: addDave.groupInfo)
+        let addDave = try run["alice"].add(keyPackages: [daveKP.keyPackage], includePath: false)
+        step = try run.commit(by: "alice", addDave)
         XCTAssertFalse(step.committerPathUpdated)
         XCTAssertEqual(step.added.map(\.leafIndex), [3])
-        alice = addDave.group
-        service = step.next
-        var others = [bob, carol]
-        try SealedFixtures.deliver(addDave.commit, to: &others)
-        (bob, carol) = (others[0], others[1])
-        var dave = try SealedFixtures.join(addDave, daveKP)
-        try SealedFixtures.assertAgree([alice, bob, carol, dave], service)
+        try run.join("dave", try SealedFixtures.join(addDave, daveKP))
 
         // Bob's self-update.
-        let update = try bob.update()
-        step = try SealedCommitVerifier(current: service).verify(commit: update.commit, groupInfo: update.groupInfo)
+        let before = run.service.tree.leafNode(at: 1)
+        step = try run.commit(by: "bob", try run["bob"].update())
         XCTAssertEqual(step.committer, .member(leaf: 1))
         XCTAssertTrue(step.committerPathUpdated && step.added.isEmpty && step.removed.isEmpty)
-        XCTAssertNotEqual(step.committerLeafNode, service.tree.leafNode(at: 1))
-        bob = update.group
-        service = step.next
-        others = [alice, carol, dave]
-        try SealedFixtures.deliver(update.commit, to: &others)
-        (alice, carol, dave) = (others[0], others[1], others[2])
-        try SealedFixtures.assertAgree([alice, bob, carol, dave], service)
+        XCTAssertNotEqual(step.committerLeafNode, before)
 
         // Carol proposes Dave's removal, sealed; Alice commits it by reference, sealed.
-        let proposal = try carol.proposeRemove(leaf: 3)
+        let proposal = try run.members["carol"]!.proposeRemove(leaf: 3)
         let sealedProposal = try SealedFixtures.privateMessage(proposal)
         XCTAssertEqual(sealedProposal.contentType, .proposal)
-        XCTAssertEqual(try SealedCommitVerifier(current: service).verify(proposal: sealedProposal).epoch, service.epoch)
-        others = [alice, bob, dave]
-        try SealedFixtures.deliver(proposal, to: &others)
-        (alice, bob, dave) = (others[0], others[1], others[2])
-        XCTAssertEqual(alice.pendingProposals.map(\.ref), carol.pendingProposals.map(\.ref))
-        let removeDave = try alice.commit()
-        step = try SealedCommitVerifier(current: service).verify(commit: removeDave.commit, groupInfo: removeDave.groupInfo)
+        XCTAssertEqual(try SealedCommitVerifier(current: run.service).verify(proposal: sealedProposal).epoch, run.service.epoch)
+        try run.deliver(proposal, from: "carol")
+        XCTAssertEqual(run["alice"].pendingProposals.map(\.ref), run["carol"].pendingProposals.map(\.ref))
+        step = try run.commit(by: "alice", try run["alice"].commit())
         XCTAssertEqual(step.removed.map(\.leafIndex), [3])
         XCTAssertEqual(step.removed.first?.leafNode.credential, SealedFixtures.credential("dave"))
-        alice = removeDave.group
-        service = step.next
-        others = [bob, carol, dave]
-        try SealedFixtures.deliver(removeDave.commit, to: &others)
-        (bob, carol, dave) = (others[0], others[1], others[2])
-        XCTAssertFalse(dave.isActive)
-        try SealedFixtures.assertAgree([alice, bob, carol], service)
+        XCTAssertNil(run.members["dave"], "Dave was removed")
 
         // Bob changes the GroupContext extensions (with the path that requires).
         let extensions: [Extension] = [.requiredCapabilities(RequiredCapabilities(credentialTypes: [.basic]))]
-        let gce = try bob.commit(proposals: [.groupContextExtensions(extensions)], includePending: false)
-        step = try SealedCommitVerifier(current: service).verify(commit: gce.commit, groupInfo: gce.groupInfo)
+        step = try run.commit(by: "bob", try run["bob"].commit(proposals: [.groupContextExtensions(extensions)], includePending: false))
         XCTAssertEqual(step.changedExtensions, extensions)
-        bob = gce.group
-        service = step.next
-        others = [alice, carol]
-        try SealedFixtures.deliver(gce.commit, to: &others)
-        (alice, carol) = (others[0], others[1])
-        try SealedFixtures.assertAgree([alice, bob, carol], service)
 
         // Alice removes Carol: the tree shrinks to two leaves.
-        let removeCarol = try alice.remove(leaves: [2])
-        step = try SealedCommitVerifier(current: service).verify(commit: removeCarol.commit, groupInfo: removeCarol.groupInfo)
+        step = try run.commit(by: "alice", try run["alice"].remove(leaves: [2]))
         XCTAssertEqual(step.removed.map(\.leafIndex), [2])
         XCTAssertEqual(step.next.tree.leafCount, 2)
-        alice = removeCarol.group
-        service = step.next
-        others = [bob, carol]
-        try SealedFixtures.deliver(removeCarol.commit, to: &others)
-        (bob, carol) = (others[0], others[1])
-        XCTAssertFalse(carol.isActive)
-        try SealedFixtures.assertAgree([alice, bob], service)
+        XCTAssertNil(run.members["carol"])
 
         // Carol rejoins by external commit: a PublicMessage, which sealed members accept from a joiner.
-        let carolKey = try GroupFixtures.signer(suite)
         let rejoin = try Group.joinByExternalCommit(
-            groupInfo: try alice.makeGroupInfo(), credential: SealedFixtures.credential("carol"), signingKey: carolKey,
-            configuration: sealed)
+            groupInfo: try run["alice"].makeGroupInfo(), credential: SealedFixtures.credential("carol"),
+            signingKey: try GroupFixtures.signer(suite), configuration: sealed)
         XCTAssertEqual(rejoin.commit.wireFormat, .publicMessage)
-        let carolInfo = try rejoin.group.makeGroupInfo()
-        step = try SealedCommitVerifier(current: service).verify(commit: rejoin.commit, groupInfo: carolInfo)
+        step = try run.commit(by: "carol", group: rejoin.group, rejoin.commit, groupInfo: try rejoin.group.makeGroupInfo())
         XCTAssertEqual(step.committer, .externalJoiner(leaf: 2))
         XCTAssertTrue(step.contentVerified)
         XCTAssertTrue(step.removed.isEmpty && step.added.isEmpty)
-        carol = rejoin.group
-        service = step.next
-        others = [alice, bob]
-        try SealedFixtures.deliver(rejoin.commit, to: &others)
-        (alice, bob) = (others[0], others[1])
-        try SealedFixtures.assertAgree([alice, bob, carol], service)
 
         // Bob resyncs: an external commit that removes his own old leaf and takes it again.
         let resync = try Group.joinByExternalCommit(
-            groupInfo: try carol.makeGroupInfo(), credential: SealedFixtures.credential("bob"),
+            groupInfo: try run["carol"].makeGroupInfo(), credential: SealedFixtures.credential("bob"),
             signingKey: try GroupFixtures.signer(suite), removing: 1, configuration: sealed)
-        step = try SealedCommitVerifier(current: service).verify(commit: resync.commit, groupInfo: try resync.group.makeGroupInfo())
+        step = try run.commit(by: "bob", group: resync.group, resync.commit, groupInfo: try resync.group.makeGroupInfo())
         XCTAssertEqual(step.committer, .externalJoiner(leaf: 1))
         XCTAssertEqual(step.removed.map(\.leafIndex), [1])
-        bob = resync.group
-        service = step.next
-        others = [alice, carol]
-        try SealedFixtures.deliver(resync.commit, to: &others)
-        (alice, carol) = (others[0], others[1])
-        try SealedFixtures.assertAgree([alice, bob, carol], service)
 
         // Application data still flows, and a sealed commit after the joins goes through.
-        let hello = try carol.encrypt(Array("hello \(suite)".utf8))
-        XCTAssertEqual(try alice.decrypt(hello).data, Array("hello \(suite)".utf8))
-        XCTAssertEqual(try bob.decrypt(hello).sender, 2)
-        let last = try carol.update()
-        step = try SealedCommitVerifier(current: service).verify(commit: last.commit, groupInfo: last.groupInfo)
-        carol = last.group
-        service = step.next
-        others = [alice, bob]
-        try SealedFixtures.deliver(last.commit, to: &others)
-        try SealedFixtures.assertAgree(others + [carol], service)
-        XCTAssertEqual(service.epoch, 9)
+        let hello = try run.members["carol"]!.encrypt(Array("hello \(suite)".utf8))
+        XCTAssertEqual(try run.members["alice"]!.decrypt(hello).data, Array("hello \(suite)".utf8))
+        XCTAssertEqual(try run.members["bob"]!.decrypt(hello).sender, 2)
+        try run.commit(by: "carol", try run["carol"].update())
+        XCTAssertEqual(run.service.epoch, 9)
     }
 
     /// OpenMLS's incoming check: a pure-ciphertext member refuses another member's PublicMessage

@@ -26,11 +26,6 @@ enum SealedFixtures {
         return sealed
     }
 
-    /// Every group processes `message` (a commit or proposal by someone else).
-    static func deliver(_ message: MLSMessage, to groups: inout [Group]) throws {
-        for i in groups.indices { _ = try groups[i].process(message) }
-    }
-
     /// The members agree on the epoch, the GroupContext, the tree and an exporter secret, and the
     /// service's public state (if given) on the same GroupContext, tree, interim transcript hash
     /// and member list.
@@ -78,6 +73,24 @@ struct GroupInfoForgery {
         while wire.nodes.count <= index { wire.nodes.append(nil) }
         try edit(&wire.nodes[index])
         try setTree(wire)
+    }
+
+    /// Edits the parent node at node index `index`, which must be one.
+    mutating func editParent(_ index: Int, _ edit: (inout ParentNode) -> Void) throws {
+        try editNode(index) { node in
+            guard case .parent(var parent) = node else { throw GroupError.unexpectedMessage("no parent node at \(index)") }
+            edit(&parent)
+            node = .parent(parent)
+        }
+    }
+
+    /// Edits the leaf node at node index `index`, which must be one.
+    mutating func editLeaf(_ index: Int, _ edit: (inout LeafNode) throws -> Void) throws {
+        try editNode(index) { node in
+            guard case .leaf(var leaf) = node else { throw GroupError.unexpectedMessage("no leaf node at \(index)") }
+            try edit(&leaf)
+            node = .leaf(leaf)
+        }
     }
 
     func signed(by key: SignaturePrivateKey, as signer: UInt32? = nil) throws -> GroupInfo {
