@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|commit|http|websocket|jwt|json|xwing|mqtt ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh [mls|commit|http|websocket|jwt|json|xwing|mqtt|sealed ...]    build and run the named targets (default: all)
 #   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json, and the
 #                                     commit target's stored state and seeds (mls-mutants --fuzz-seeds)
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
@@ -46,6 +46,8 @@ build_mls() { build_mls_target mls Tests/Fuzz/FuzzMLSCodec.swift; }
 
 # The commit target: PublicGroup over a stored state (Tests/Fuzz/commit-state.bin).
 build_commit() { build_mls_target commit Tests/Fuzz/FuzzCommit.swift; }
+# SealedCommitVerifier over an honest sealed commit, with edited GroupInfos and trees.
+build_sealed() { build_mls_target sealed Tests/Fuzz/FuzzSealedVerifier.swift; }
 
 build_http() {
   echo "== building HTTP (instrumented)"
@@ -150,7 +152,7 @@ PY
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls commit http websocket jwt json xwing mqtt)
+[ ${#targets[@]} -eq 0 ] && targets=(mls commit http websocket jwt json xwing mqtt sealed)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
@@ -158,6 +160,7 @@ for target in "${targets[@]}"; do
   case $target in
     mls) build_mls && run_target mls || status=1 ;;
     commit) build_commit && run_target commit || status=1 ;;
+    sealed) build_sealed && run_target sealed || status=1 ;;
     http) build_http && run_target http || status=1 ;;
     jwt) build_jwt && run_target jwt || status=1 ;;
     json) build_json && run_target json || status=1 ;;

@@ -3,7 +3,8 @@ import MLS
 import Primitives
 
 /// Group operations (suite 1): add N members in one commit, a member processing it, a joiner's
-/// Welcome, the PublicGroup validating it; a self-update in a 1000-member group; 1 KB messages.
+/// Welcome, the PublicGroup validating it; a self-update in a 1000-member group; the sealed-commit
+/// verifier; 1 KB messages.
 enum GroupBench {
     static let suite = CipherSuite.mls128DHKEMX25519AES128GCMSHA256Ed25519
 
@@ -11,6 +12,7 @@ enum GroupBench {
         print("— group operations, \(suite) —")
         for n in [10, 100, 1000] { try addMembers(n) }
         try selfUpdate(members: 1000)
+        for n in [100, 1000] { try sealedVerify(members: n) }
         try messages()
     }
 

@@ -15,6 +15,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     roundTrip(bytes, as: LeafNode.self)
     privateContentRoundTrip(bytes)
     extensionsRoundTrip(bytes)
+    publishedKeyPackageRoundTrip(bytes)
     return 0
 }
 
@@ -50,4 +51,12 @@ func extensionsRoundTrip(_ bytes: [UInt8]) {
         }
         if let reencoded { precondition(reencoded == item.extensionData, "extension \(item.extensionType) re-encoding differs") }
     }
+}
+
+/// A published KeyPackage, wrapped or bare: whichever form the bytes were read in must re-encode to
+/// exactly them, so the service serves back what was published and both forms share one ref.
+func publishedKeyPackageRoundTrip(_ bytes: [UInt8]) {
+    guard let (keyPackage, encoding) = try? KeyPackage.decodePublished(bytes) else { return }
+    let reencoded = encoding == .bare ? keyPackage.encoded() : MLSMessage(body: .keyPackage(keyPackage)).encoded()
+    precondition(reencoded == bytes, "published KeyPackage (\(encoding)) re-encoding differs from its input")
 }

@@ -1,7 +1,7 @@
 /// What a member sends and becomes when it commits (RFC 9420 §12.4.1). The group moves on only
 /// when the caller takes `group`, typically once the delivery service accepted `commit`.
 public struct CommitOutput: Sendable {
-    /// MLSMessage(PublicMessage) carrying the commit.
+    /// MLSMessage carrying the commit: a PublicMessage, or a PrivateMessage under a sealed wire format policy.
     public let commit: MLSMessage
     /// MLSMessage(Welcome) for the members added, if any.
     public let welcome: MLSMessage?

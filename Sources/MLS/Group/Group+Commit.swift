@@ -4,9 +4,11 @@ import Primitives
 extension Group {
     /// Commits the proposals received this epoch (by reference; those this member may not commit,
     /// an Update of its own or a Remove of itself, and a second change to one leaf, are left out)
-    /// and `proposals` (inline). A path is
-    /// included when RFC 9420 §12.4 requires one or `includePath` is true. The committer's new
-    /// state is in the output; `self` stays in the current epoch.
+    /// and `proposals` (inline). A path is included when RFC 9420 §12.4 requires one or
+    /// `includePath` is true. The commit is a PublicMessage or a PrivateMessage as the wire format
+    /// policy says. The committer's new state is in the output; `self` stays in the current epoch,
+    /// its handshake ratchet unmoved: a second commit built from it for the same epoch takes the
+    /// same generation, and the random reuse_guard keeps the nonces apart (RFC 9420 §6.3.1).
     public func commit(
         proposals inline: [Proposal] = [], includePending: Bool = true, includePath: Bool = true,
         authenticatedData: [UInt8] = [], now: UInt64? = nil
@@ -69,7 +71,8 @@ extension Group {
         if let committerPath { privateTree = committerPath.privateState } else { privateTree.prune(to: tree) }
         let finished = try finishCommit(
             content: content, provisional: provisional, tree: tree, initSecret: epochSecrets.initSecret,
-            commitSecret: committerPath?.commitSecret, psks: applied.psks, membershipKey: epochSecrets.membershipKey)
+            commitSecret: committerPath?.commitSecret, psks: applied.psks, membershipKey: epochSecrets.membershipKey,
+            wireFormat: configuration.wireFormatPolicy.outgoingWireFormat)
         var next = self
         try next.enter(finished.state, secrets: finished.secrets, pskSecret: finished.pskSecret, privateTree: privateTree)
         let groupInfo = try next.groupInfo(confirmationTag: finished.confirmationTag)
@@ -79,7 +82,7 @@ extension Group {
             isExternal: false, proposals: resolved, applied: applied, tree: tree, provisionalContext: provisional,
             context: finished.state.context, interimTranscriptHash: finished.state.interimTranscriptHash)
         return CommitOutput(
-            commit: MLSMessage(body: .publicMessage(finished.message)), welcome: welcome.map { MLSMessage(body: .welcome($0)) },
+            commit: finished.message, welcome: welcome.map { MLSMessage(body: .welcome($0)) },
             groupInfo: groupInfo, group: next, summary: CommitSummary(staged),
             sealing: CommitSealing(committer: self, initSecret: epochSecrets.initSecret,
                                    commitSecret: committerPath?.commitSecret, confirmationTag: finished.confirmationTag,
@@ -117,34 +120,41 @@ extension Group {
         try propose(.add(keyPackage), authenticatedData: authenticatedData)
     }
 
-    /// Signs a proposal as a PublicMessage with the membership tag and caches it for this epoch.
+    /// Signs a proposal as the wire format policy says (a PublicMessage with the membership tag, or
+    /// a PrivateMessage under the handshake ratchet) and caches it for this epoch.
     public mutating func propose(_ proposal: Proposal, authenticatedData: [UInt8] = []) throws(GroupError) -> MLSMessage {
         try checkActive()
         let content = FramedContent(groupID: groupID, epoch: epoch, sender: .member(leafIndex: ownLeaf),
                                     authenticatedData: authenticatedData, content: .proposal(proposal))
-        let message: PublicMessage
+        let authenticated: AuthenticatedContent
         do {
-            message = try PublicMessage.protect(content, signingKey: signingKey, context: state.context,
-                                                membershipKey: epochSecrets.membershipKey, suite: state.suite)
+            authenticated = try AuthenticatedContent.signed(
+                wireFormat: configuration.wireFormatPolicy.outgoingWireFormat, content: content, signingKey: signingKey,
+                context: state.context, suite: state.suite)
         } catch {
             throw GroupState.map(error)
         }
-        try state.cacheProposal(message.authenticatedContent)
-        return MLSMessage(body: .publicMessage(message))
+        var ratchets = secretTree
+        let message = try frameHandshake(authenticated, membershipKey: epochSecrets.membershipKey, secretTree: &ratchets)
+        try state.cacheProposal(authenticated)
+        secretTree = ratchets
+        if authenticated.wireFormat == .privateMessage { noteGeneration(leaf: ownLeaf, handshake: true) }
+        return message
     }
 
-    /// Signs the commit, computes the transcript hashes, the next epoch's secrets and the
-    /// confirmation tag, and frames the commit as a PublicMessage (RFC 9420 §12.4.1 steps 9–14).
+    /// Signs the commit for `wireFormat` (which the signature and the confirmed transcript hash
+    /// cover), computes the transcript hashes, the next epoch's secrets and the confirmation tag,
+    /// and frames the commit as a PublicMessage or a PrivateMessage (RFC 9420 §12.4.1 steps 9–14).
     func finishCommit(
         content: FramedContent, provisional: GroupContext, tree: PublicRatchetTree, initSecret: [UInt8],
-        commitSecret: [UInt8]?, psks: [PreSharedKeyID], membershipKey: [UInt8]?
-    ) throws(GroupError) -> (message: PublicMessage, content: AuthenticatedContent, state: GroupState,
+        commitSecret: [UInt8]?, psks: [PreSharedKeyID], membershipKey: [UInt8]?, wireFormat: WireFormat = .publicMessage
+    ) throws(GroupError) -> (message: MLSMessage, content: AuthenticatedContent, state: GroupState,
                              secrets: EpochSecrets, pskSecret: [UInt8]?, confirmationTag: [UInt8]) {
         let suite = state.suite
         var authenticated: AuthenticatedContent
         do {
             authenticated = try AuthenticatedContent.signed(
-                wireFormat: .publicMessage, content: content, signingKey: signingKey, context: state.context, suite: suite)
+                wireFormat: wireFormat, content: content, signingKey: signingKey, context: state.context, suite: suite)
         } catch {
             throw GroupState.map(error)
         }
@@ -162,12 +172,10 @@ extension Group {
             throw .crypto(error)
         }
         authenticated.auth.confirmationTag = tag
-        let message: PublicMessage
-        do {
-            message = try PublicMessage(protecting: authenticated, membershipKey: membershipKey, context: state.context, suite: suite)
-        } catch {
-            throw GroupState.map(error)
-        }
+        // A sealed commit takes the committer's next handshake key of this epoch; the committer
+        // leaves the epoch with it, so the step is not kept.
+        var handshakeRatchets = secretTree
+        let message = try frameHandshake(authenticated, membershipKey: membershipKey, secretTree: &handshakeRatchets)
         let interim = TranscriptHashes.interim(suite: suite, confirmed: context.confirmedTranscriptHash, confirmationTag: tag)
         return (message, authenticated, GroupState(suite: suite, context: context, tree: tree, interimTranscriptHash: interim),
                 secrets, pskSecret, tag)

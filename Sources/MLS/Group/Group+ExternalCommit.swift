@@ -85,7 +85,7 @@ extension Group {
         joiner.resumptionPSKs = []
         try joiner.enter(finished.state, secrets: finished.secrets, pskSecret: finished.pskSecret, privateTree: path.privateState)
         return ExternalCommitOutput(
-            group: joiner, commit: MLSMessage(body: .publicMessage(finished.message)),
+            group: joiner, commit: finished.message,
             sealing: CommitSealing(committer: scratch, initSecret: initSecret, commitSecret: path.commitSecret,
                                    confirmationTag: finished.confirmationTag,
                                    recipients: CommitSealing.recipients(of: updatePath, path: path, tree: tree, excluding: []),

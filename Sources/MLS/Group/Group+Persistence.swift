@@ -9,7 +9,8 @@ import Primitives
 /// retained for out-of-order messages are not kept.
 extension Group {
     static let magic: [UInt8] = Array("MLSGR".utf8)
-    static let formatVersion: UInt8 = 1
+    /// 2 added the wire format policy; version 1 states restore with the default policy.
+    static let formatVersion: UInt8 = 2
 
     public func persist() -> [UInt8] {
         var writer = TLSWriter(capacity: 8192)
@@ -51,6 +52,8 @@ extension Group {
         writer.write(configuration.ratchetWindow.maxForwardDistance)
         writer.write(UInt32(clamping: configuration.ratchetWindow.maxRetainedKeys))
         writer.write(UInt32(clamping: configuration.resumptionPSKHistory))
+        writer.write(configuration.wireFormatPolicy.outgoing.rawValue)
+        writer.write(configuration.wireFormatPolicy.incoming.rawValue)
         return writer.bytes
     }
 
@@ -79,7 +82,9 @@ extension Group {
         var reader = TLSReader(bytes)
         _ = try reader.readBytes(Self.magic.count)
         let version = try reader.readUInt8()
-        guard version == Self.formatVersion else { throw GroupError.invalidSerializedState("format version \(version)") }
+        guard version == 1 || version == Self.formatVersion else {
+            throw GroupError.invalidSerializedState("format version \(version)")
+        }
         let state = try PublicGroup(serialized: try reader.readOpaque()).state
         let suite = state.suite
         let ownLeaf = try reader.readUInt32()
@@ -100,6 +105,14 @@ extension Group {
         }
         let window = RatchetWindow(maxForwardDistance: try reader.readUInt32(), maxRetainedKeys: Int(try reader.readUInt32()))
         let history = Int(try reader.readUInt32())
+        var policy = GroupConfiguration.default.wireFormatPolicy
+        if version >= 2 {
+            guard let outgoing = WireFormatPolicy.Outgoing(rawValue: try reader.readUInt8()),
+                  let incoming = WireFormatPolicy.Incoming(rawValue: try reader.readUInt8()) else {
+                throw GroupError.invalidSerializedState("wire format policy")
+            }
+            policy = WireFormatPolicy(outgoing: outgoing, incoming: incoming)
+        }
         try reader.finish()
 
         guard let leafPair = keys.first(where: { $0.0 == 2 * ownLeaf })?.1 else {
@@ -111,7 +124,7 @@ extension Group {
                                        groupContext: state.context.encoded())
         try self.init(
             state: state, ownLeaf: ownLeaf,
-            configuration: GroupConfiguration(ratchetWindow: window, resumptionPSKHistory: history),
+            configuration: GroupConfiguration(ratchetWindow: window, resumptionPSKHistory: history, wireFormatPolicy: policy),
             epochSecrets: secrets, pskSecret: pskSecret, privateTree: privateTree, signingKey: signingKey,
             externalPSKs: Dictionary(external, uniquingKeysWith: { a, _ in a }), resumptionPSKs: resumption)
         isActive = active

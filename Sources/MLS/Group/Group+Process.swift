@@ -16,6 +16,8 @@ extension Group {
 
     public mutating func process(_ message: PublicMessage, now: UInt64? = nil) throws(GroupError) -> ProcessedMessage {
         try checkActive()
+        try checkIncomingWireFormat(.publicMessage, contentType: message.content.contentType,
+                                    fromMember: message.content.sender.senderType == .member)
         try state.checkHeader(groupID: message.content.groupID, epoch: message.content.epoch)
         if case .member = message.content.sender {
             do {
@@ -29,6 +31,8 @@ extension Group {
 
     public mutating func process(_ message: PrivateMessage, now: UInt64? = nil) throws(GroupError) -> ProcessedMessage {
         try checkActive()
+        // Only members hold the secret tree a PrivateMessage is sealed under (RFC 9420 §6.3).
+        try checkIncomingWireFormat(.privateMessage, contentType: message.contentType, fromMember: true)
         try state.checkHeader(groupID: message.groupID, epoch: message.epoch)
         let tree = state.tree
         var secrets = secretTree

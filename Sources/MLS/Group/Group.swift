@@ -8,11 +8,16 @@ public struct GroupConfiguration: Sendable {
     public var resumptionPSKHistory: Int
     /// Padding of PrivateMessages this member sends (RFC 9420 §6.3.1).
     public var padding: PrivateMessagePadding
+    /// Whether this member's proposals and commits are PublicMessages or PrivateMessages, and which
+    /// other members' it accepts (RFC 9420 §6; OpenMLS's wire format policies).
+    public var wireFormatPolicy: WireFormatPolicy
 
-    public init(ratchetWindow: RatchetWindow = .default, resumptionPSKHistory: Int = 32, padding: PrivateMessagePadding = .none) {
+    public init(ratchetWindow: RatchetWindow = .default, resumptionPSKHistory: Int = 32, padding: PrivateMessagePadding = .none,
+                wireFormatPolicy: WireFormatPolicy = .mixedPlaintext) {
         self.ratchetWindow = ratchetWindow
         self.resumptionPSKHistory = max(1, resumptionPSKHistory)
         self.padding = padding
+        self.wireFormatPolicy = wireFormatPolicy
     }
 
     public static let `default` = GroupConfiguration()

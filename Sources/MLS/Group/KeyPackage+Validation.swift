@@ -58,22 +58,12 @@ extension KeyPackage {
         signature = try suite.signWithLabel(signingKey, label: Self.signatureLabel, content: tbs.encoded())
     }
 
-    /// For the service's publication endpoint: decodes an MLSMessage(KeyPackage), checks it as
-    /// `validate` does against its own suite (or `expectedSuite`), and returns it with its KeyPackageRef.
+    /// For the service's publication endpoint: `validated(published:)`, which takes an
+    /// MLSMessage(KeyPackage) or a bare KeyPackage, without the form.
     public static func validated(
         mlsMessage bytes: [UInt8], expectedSuite: UInt16? = nil, now: UInt64, maxLifetime: UInt64, skew: UInt64 = 0
     ) throws(KeyPackageError) -> (keyPackage: KeyPackage, ref: [UInt8]) {
-        let message: MLSMessage
-        do { message = try MLSMessage(decoding: bytes) } catch { throw .malformed(error) }
-        guard message.version == .mls10 else { throw .unsupportedVersion(message.version.rawValue) }
-        guard case .keyPackage(let keyPackage) = message.body else { throw .notAKeyPackage }
-        if let expectedSuite, expectedSuite != keyPackage.cipherSuite {
-            throw .cipherSuiteMismatch(expected: expectedSuite, actual: keyPackage.cipherSuite)
-        }
-        guard let suite = CipherSuite(rawValue: keyPackage.cipherSuite) else {
-            throw .unsupportedCipherSuite(keyPackage.cipherSuite)
-        }
-        try keyPackage.validate(suite: suite, now: now, maxLifetime: maxLifetime, skew: skew)
-        return (keyPackage, keyPackage.reference(suite: suite))
+        let published = try validated(published: bytes, expectedSuite: expectedSuite, now: now, maxLifetime: maxLifetime, skew: skew)
+        return (published.keyPackage, published.ref)
     }
 }

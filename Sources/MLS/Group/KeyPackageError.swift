@@ -1,7 +1,8 @@
 /// Why a KeyPackage is not acceptable (RFC 9420 §10.1, and the service's publication rules).
 public enum KeyPackageError: Error, Sendable, Equatable {
-    /// The bytes are not an MLSMessage carrying a KeyPackage.
+    /// The bytes are neither an MLSMessage carrying a KeyPackage nor a bare KeyPackage.
     case malformed(DecodingError)
+    /// An MLSMessage of another kind (a Welcome, a GroupInfo, …).
     case notAKeyPackage
     case unsupportedVersion(UInt16)
     case unsupportedCipherSuite(UInt16)

@@ -139,7 +139,8 @@ public struct PublicGroup: Sendable {
         }
     }
 
-    /// RFC 9420 §10.1 and MLS.md item 1: a KeyPackage offered for publication.
+    /// RFC 9420 §10.1 and MLS.md item 1: a KeyPackage offered for publication, as an
+    /// MLSMessage(KeyPackage) or a bare KeyPackage (`KeyPackage.decodePublished`).
     public static func validateKeyPackage(
         _ mlsMessage: [UInt8], expectedSuite: UInt16? = nil, now: UInt64, maxLifetime: UInt64, skew: UInt64 = 0
     ) throws(KeyPackageError) -> (keyPackage: KeyPackage, ref: [UInt8]) {

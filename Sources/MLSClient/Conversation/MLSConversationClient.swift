@@ -202,8 +202,9 @@ public actor MLSConversationClient {
         var found: [String: FetchedKeyPackage] = [:]
         let now = UInt64(Date().timeIntervalSince1970)
         for ref in output.keyPackages where found[ref.did] == nil && dids.contains(ref.did) {
-            guard case .keyPackage(let keyPackage)? = try? MLSMessage(decoding: ref.keyPackage.bytes).body else {
-                throw .invalidServerData("key package of \(ref.did) is not an MLSMessage(KeyPackage)")
+            // Published as an MLSMessage(KeyPackage) or, by OpenMLS clients, as a bare KeyPackage.
+            guard let keyPackage = try? KeyPackage.decodePublished(ref.keyPackage.bytes).keyPackage else {
+                throw .invalidServerData("key package of \(ref.did) is not a KeyPackage")
             }
             guard Self.did(of: keyPackage.leafNode.credential) == ref.did else {
                 throw .invalidServerData("key package offered for \(ref.did) names another identity")

@@ -29,11 +29,9 @@ struct ChatFlow {
         XCTAssertEqual(reply.status, 200)
         let refs = reply.json["keyPackages"] as? [[String: Any]] ?? []
         return try refs.map { ref in
-            guard let bytes = Base64Test.decode(ref["keyPackage"]),
-                  case .keyPackage(let keyPackage) = try MLSMessage(decoding: bytes).body else {
-                throw XCTestError(.failureWhileWaiting)
-            }
-            return keyPackage
+            // Served as published: an MLSMessage(KeyPackage) or a bare KeyPackage.
+            guard let bytes = Base64Test.decode(ref["keyPackage"]) else { throw XCTestError(.failureWhileWaiting) }
+            return try KeyPackage.decodePublished(bytes).keyPackage
         }
     }
 
