@@ -42,7 +42,8 @@ enum InitialMembers {
         var byLeaf: [[UInt8]: StoredKeyPackage] = [:]
         let stored = try store.keyPackages(refs: refs)
         for package in stored {
-            guard case .keyPackage(let keyPackage)? = try? MLSMessage(decoding: package.keyPackage).body else { continue }
+            // Stored as published: an MLSMessage or a bare KeyPackage (docs/sealed-commits.md).
+            guard let keyPackage = try? KeyPackage.decodePublished(package.keyPackage).keyPackage else { continue }
             byLeaf[keyPackage.leafNode.encoded()] = package
         }
         let storedRefs = Set(stored.map(\.ref))
