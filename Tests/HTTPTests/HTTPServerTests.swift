@@ -42,6 +42,9 @@ final class HTTPServerTests: XCTestCase {
             if request.path == "/large" {
                 return HTTPResponse(status: 200, body: HTTPServerTests.largeBody)
             }
+            if request.path == "/highwater" {
+                return HTTPResponse(status: 200, body: Array(HTTPServerTests.largeBody[0..<HTTPConnection.outputHighWater]))
+            }
             let text = "\(request.method) \(request.path) " + String(decoding: request.body, as: UTF8.self)
             return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array(text.utf8))
         }
@@ -171,6 +174,17 @@ final class HTTPServerTests: XCTestCase {
             XCTAssertEqual(response.body.count, expected.count)
             XCTAssertTrue(response.body == expected)
         }
+        XCTAssertEqual(try client.readResponse().bodyText, "GET /after ")
+    }
+
+    /// The slow-reader stall, made deterministic: a response of exactly the output high-water mark
+    /// stops the pipeline, and the loopback socket takes all of it in the flush that follows.
+    func testPipelinedRequest_BehindAResponseThatFillsTheOutputQueue_IsAnswered() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send(get("/highwater") + get("/after"))
+        let response = try client.readResponse()
+        XCTAssertEqual(response.body.count, HTTPConnection.outputHighWater)
         XCTAssertEqual(try client.readResponse().bodyText, "GET /after ")
     }
 
