@@ -223,6 +223,19 @@ final class HTTPConnection {
     /// Parses and answers as many complete requests as `bytes` holds; returns the bytes consumed.
     private func process(_ bytes: UnsafeRawBufferPointer, loop: IOLoop) -> Int {
         var offset = 0
+        while true {
+            offset += processUntilOutputIsHigh(UnsafeRawBufferPointer(rebasing: bytes[offset...]), loop: loop)
+            let stoppedForOutput = fileBody != nil || outputBytes >= Self.outputHighWater
+            flush(loop: loop)
+            // The pipeline stopped for output and this flush sent all of it: no writability event
+            // will come to resume the held requests (edge-triggered epoll reports writability only
+            // after a write hit EAGAIN), so go on here.
+            guard stoppedForOutput, !isClosed, output.isEmpty, fileBody == nil, offset < bytes.count else { return offset }
+        }
+    }
+
+    private func processUntilOutputIsHigh(_ bytes: UnsafeRawBufferPointer, loop: IOLoop) -> Int {
+        var offset = 0
         while !isClosed, canParse, !closeWhenFlushed, webSocket == nil, fileBody == nil, outputBytes < Self.outputHighWater {
             let step: (consumed: Int, event: HTTPRequestParser.Event?)
             do {
@@ -252,7 +265,6 @@ final class HTTPConnection {
                 }
             }
         }
-        flush(loop: loop)
         return offset
     }
 
