@@ -43,7 +43,7 @@ final class HTTPServerTests: XCTestCase {
                 return HTTPResponse(status: 200, body: HTTPServerTests.largeBody)
             }
             if request.path == "/highwater" {
-                return HTTPResponse(status: 200, body: Array(HTTPServerTests.largeBody[0..<HTTPConnection.outputHighWater]))
+                return HTTPResponse(status: 200, body: Array(HTTPServerTests.largeBody[0..<ConnectionTransport.Limits().outputHighWater]))
             }
             let text = "\(request.method) \(request.path) " + String(decoding: request.body, as: UTF8.self)
             return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array(text.utf8))
@@ -184,7 +184,7 @@ final class HTTPServerTests: XCTestCase {
         let client = try RawClient(port: server.port)
         client.send(get("/highwater") + get("/after"))
         let response = try client.readResponse()
-        XCTAssertEqual(response.body.count, HTTPConnection.outputHighWater)
+        XCTAssertEqual(response.body.count, ConnectionTransport.Limits().outputHighWater)
         XCTAssertEqual(try client.readResponse().bodyText, "GET /after ")
     }
 
