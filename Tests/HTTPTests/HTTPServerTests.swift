@@ -188,6 +188,31 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertEqual(try client.readResponse().bodyText, "GET /after ")
     }
 
+    /// The header timeout measures the client's delay, not ours: a request that waits behind a
+    /// response the client is slow to read is answered normally, however long that takes.
+    func testPipelinedRequest_HeldBehindASlowRead_IsNotTimedOut() throws {
+        let server = try startServer { $0.headerReadTimeout = 0.2 }
+        let client = try RawClient(port: server.port)
+        client.send(get("/large") + get("/after"))
+        // Several header timeouts pass while the server waits for us to read.
+        usleep(1_000_000)
+        XCTAssertEqual(try client.readResponse().body.count, Self.largeBody.count)
+        let after = try client.readResponse()
+        XCTAssertEqual(after.status, 200)
+        XCTAssertEqual(after.bodyText, "GET /after ")
+    }
+
+    func testHalfClosedClient_GetsAnswersToEveryRequestItSent() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send(get("/block/one") + get("/two") + get("/block/three"))
+        client.shutdownWrite()
+        for path in ["/block/one", "/two", "/block/three"] {
+            XCTAssertEqual(try client.readResponse().bodyText, "GET \(path) ")
+        }
+        XCTAssertTrue(try client.isClosedByPeer())
+    }
+
     func testHalfClosedClient_StillGetsItsResponse() throws {
         let server = try startServer()
         for path in ["/inline", "/block/x"] {

@@ -10,7 +10,7 @@ struct SocketReadiness: OptionSet, Hashable, Sendable {
 }
 
 /// How one read of the socket (through TLS when configured) ended.
-enum ReadOutcome: Equatable, Sendable {
+enum ReadOutcome: Hashable, Sendable {
     /// `count` bytes; `short` when fewer than the read buffer holds.
     case bytes(Int, short: Bool)
     case wouldBlock
@@ -20,7 +20,7 @@ enum ReadOutcome: Equatable, Sendable {
 }
 
 /// How one flush of the output queue ended.
-enum FlushOutcome: Equatable, Sendable {
+enum FlushOutcome: Hashable, Sendable {
     /// Everything queued (bytes, file body, TLS ciphertext) reached the socket.
     case drained
     /// The socket is full: `unsent` queued bytes remain, and the rest of a file body when `file`.
@@ -29,7 +29,7 @@ enum FlushOutcome: Equatable, Sendable {
 }
 
 /// What the protocol spoken over a transport tells it after each event.
-struct ProtocolStatus: Equatable, Sendable {
+struct ProtocolStatus: Hashable, Sendable {
     /// Input handed over now would be consumed (parsed); when false it is held back.
     var acceptsInput: Bool
     /// Work elsewhere (a worker) will still produce output: the transport neither lingers nor closes.
@@ -41,8 +41,8 @@ struct ProtocolStatus: Equatable, Sendable {
 /// type: it remembers readiness that edge-triggered epoll reports only once, the input held for the
 /// protocol, the output not yet sent, close-after-flush, lingering and the transport's deadlines, and
 /// decides the next socket step from them (`nextStep`). It never touches a socket.
-struct ConnectionTransport: Equatable, Sendable {
-    enum Lifecycle: Equatable, Sendable {
+struct ConnectionTransport: Hashable, Sendable {
+    enum Lifecycle: Hashable, Sendable {
         /// TLS handshake in progress (TLS connections only).
         case handshaking
         case open
@@ -52,7 +52,7 @@ struct ConnectionTransport: Equatable, Sendable {
         case closed
     }
 
-    struct Limits: Equatable, Sendable {
+    struct Limits: Hashable, Sendable {
         /// Reading stops once this much input waits for a protocol that does not accept it.
         var readAheadLimit = 64 * 1024
         /// Unsent output from which a protocol stops producing more (pipelined requests wait).
@@ -66,7 +66,7 @@ struct ConnectionTransport: Equatable, Sendable {
     }
 
     /// Socket steps; the I/O shell performs them and reports the outcome as the next event.
-    enum Step: Equatable, Sendable {
+    enum Step: Hashable, Sendable {
         /// One read into the loop's buffer (the TLS handshake progresses inside reads).
         case read
         /// Hand held input to the protocol's parser (one parser step).
@@ -235,9 +235,9 @@ struct ConnectionTransport: Equatable, Sendable {
     }
 
     mutating func dropHeldInput(into effects: inout Effects) {
-        guard heldInput > 0 || inputUnexamined else { return }
-        heldInput = 0
         inputUnexamined = false
+        guard heldInput > 0 else { return }
+        heldInput = 0
         effects.insert(.dropHeldInput)
     }
 

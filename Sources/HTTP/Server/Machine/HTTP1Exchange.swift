@@ -1,8 +1,8 @@
 /// The HTTP/1.1 side of a connection (RFC 9112): which part of a request/response exchange it is
 /// in and the deadline that part runs under. Requests are handled one at a time: pipelined ones wait
 /// as held input until the current response is queued.
-struct HTTP1Exchange: Equatable, Sendable {
-    enum Phase: Equatable, Sendable {
+struct HTTP1Exchange: Hashable, Sendable {
+    enum Phase: Hashable, Sendable {
         /// Waiting for (the rest of) a head: from accept or the end of the TLS handshake until the
         /// first request, and from the first byte of any later one (slowloris bound).
         case readingHead
@@ -17,7 +17,7 @@ struct HTTP1Exchange: Equatable, Sendable {
     }
 
     /// Who computes the answer to the request being handled.
-    enum Responder: Equatable, Sendable {
+    enum Responder: Hashable, Sendable {
         /// This thread, right now (the answer is the next event).
         case inline
         /// The worker pool (a streamed body may still be arriving).
@@ -26,13 +26,13 @@ struct HTTP1Exchange: Equatable, Sendable {
         case upgradeWorker
     }
 
-    enum BodyStream: Equatable, Sendable {
+    enum BodyStream: Hashable, Sendable {
         case flowing
         /// The consumer is behind: input is held back until it catches up.
         case paused
     }
 
-    struct Timeouts: Equatable, Sendable {
+    struct Timeouts: Hashable, Sendable {
         var header: UInt64 = 10_000_000_000
         var body: UInt64 = 30_000_000_000
         var idle: UInt64 = 60_000_000_000
@@ -62,5 +62,12 @@ struct HTTP1Exchange: Equatable, Sendable {
         inFlight = nil
         bodyStream = nil
         deadline = nil
+    }
+
+    /// Answers the request being read with an error of our own, after which the connection ends.
+    mutating func refuseRequest() {
+        abandonRequest()
+        phase = .responding
+        inFlight = .inline
     }
 }

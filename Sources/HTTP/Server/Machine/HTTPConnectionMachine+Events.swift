@@ -1,6 +1,6 @@
 extension HTTPConnectionMachine {
     /// Everything that can happen to a connection, as the I/O shell reports it.
-    enum Event: Equatable, Sendable {
+    enum Event: Hashable, Sendable {
         // MARK: Transport
         /// epoll's report for the socket.
         case ready(SocketReadiness)
@@ -39,7 +39,7 @@ extension HTTPConnectionMachine {
     }
 
     /// What one HTTP parser step produced.
-    enum ParseResult: Equatable, Sendable {
+    enum ParseResult: Hashable, Sendable {
         /// Nothing more without more input.
         case needsMore
         case head(HeadInfo)
@@ -52,7 +52,7 @@ extension HTTPConnectionMachine {
     }
 
     /// What the responder said about a request once its head arrived.
-    struct HeadInfo: Equatable, Sendable {
+    struct HeadInfo: Hashable, Sendable {
         var hasBody: Bool
         /// The body is streamed to a worker as it arrives (the request is dispatched now).
         var streamed: Bool = false
@@ -61,7 +61,7 @@ extension HTTPConnectionMachine {
         var keepAlive: Bool = true
     }
 
-    enum Route: Equatable, Sendable {
+    enum Route: Hashable, Sendable {
         /// Answered on the I/O thread.
         case inline
         /// Answered on the worker pool.
@@ -75,7 +75,7 @@ extension HTTPConnectionMachine {
     }
 
     /// What one WebSocket parser step produced.
-    enum WebSocketInput: Equatable, Sendable {
+    enum WebSocketInput: Hashable, Sendable {
         case needsMore
         /// A data frame (delivered to the handler when `acceptsMessages`) or a fragment.
         case message
@@ -87,7 +87,7 @@ extension HTTPConnectionMachine {
         case failed(WebSocketCloseCode)
     }
 
-    enum WebSocketOutboundEvent: Equatable, Sendable {
+    enum WebSocketOutboundEvent: Hashable, Sendable {
         case frame([UInt8])
         case close(WebSocketCloseCode, reason: String)
         case overflow
@@ -96,7 +96,7 @@ extension HTTPConnectionMachine {
     /// What the shell does. `read`, `parse`, `flush`, `discardInput`, `respondInline`,
     /// `upgradeInline`, `writeResponse` and `switchToWebSocket` are steps: at most one per event,
     /// always last, and the shell reports its outcome as the next event.
-    enum Action: Equatable, Sendable {
+    enum Action: Hashable, Sendable {
         // MARK: Transport
         case read
         case parse
@@ -144,7 +144,7 @@ extension HTTPConnectionMachine {
         }
     }
 
-    enum ResponseSource: Equatable, Sendable {
+    enum ResponseSource: Hashable, Sendable {
         /// The response the worker pool delivered.
         case worker
         /// The error response for a refused request.

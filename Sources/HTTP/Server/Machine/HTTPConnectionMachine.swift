@@ -9,8 +9,8 @@
 /// `WebSocketControl` after an upgrade) is the protocol on top. Every event ends with `settle()`,
 /// which derives the next step from state alone: whatever path drained the output, held input is
 /// parsed next.
-struct HTTPConnectionMachine: Equatable, Sendable {
-    struct Limits: Equatable, Sendable {
+struct HTTPConnectionMachine: Hashable, Sendable {
+    struct Limits: Hashable, Sendable {
         var transport = ConnectionTransport.Limits()
         var http = HTTP1Exchange.Timeouts()
         var webSocket = WebSocketControl.Timers()
@@ -108,6 +108,7 @@ struct HTTPConnectionMachine: Equatable, Sendable {
         if effects.contains(.dropHeldInput) { actions.append(.dropHeldInput) }
         if effects.contains(.shutdownWrite) { actions.append(.shutdownWrite) }
         if effects.contains(.close) {
+            timer = nil
             actions.append(.close)
             return
         }
@@ -193,8 +194,7 @@ struct HTTPConnectionMachine: Equatable, Sendable {
             transport.close(into: &effects)
         case .readingHead, .readingBody:
             if http.bodyStream != nil { actions.append(.failBodyStream(.timedOut)) }
-            http.abandonRequest()
-            http.inFlight = .inline
+            http.refuseRequest()
             return .writeResponse(.timeout, keepAlive: false)
         }
         return nil
@@ -254,10 +254,9 @@ struct HTTPConnectionMachine: Equatable, Sendable {
             return requestEnded(route, actions: &actions)
         case let .failed(error):
             if http.bodyStream != nil { actions.append(.failBodyStream(error == .payloadTooLarge ? .payloadTooLarge : .malformed)) }
-            http.abandonRequest()
+            http.refuseRequest()
             // What is left of the input is never parsed.
             transport.dropHeldInput(into: &effects)
-            http.inFlight = .inline
             return .writeResponse(.rejection(error), keepAlive: false)
         }
         return nil
@@ -302,6 +301,10 @@ struct HTTPConnectionMachine: Equatable, Sendable {
         if bodyUnread {
             actions.append(.failBodyStream(.clientDisconnected))
             http.bodyStream = nil
+            http.requestOpen = false
+            http.requestHasBody = false
+            http.phase = .responding
+            http.deadline = nil
         }
         return .writeResponse(.worker, keepAlive: http.inFlightKeepAlive && !http.draining && !bodyUnread)
     }
@@ -338,6 +341,13 @@ struct HTTPConnectionMachine: Equatable, Sendable {
         } else if transport.heldInput > 0 {
             if http.phase != .readingHead {
                 http.phase = .readingHead
+                http.deadline = nil
+            }
+            // A request held back behind our own unsent output is not the client's delay: the write
+            // deadline governs until the output falls below the high-water mark.
+            if transport.outputIsHigh {
+                http.deadline = nil
+            } else if http.deadline == nil {
                 http.deadline = now &+ limits.http.header
             }
         } else if http.phase == .readingHead, !http.receivedAny {

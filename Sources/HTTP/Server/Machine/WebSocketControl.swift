@@ -1,8 +1,8 @@
 /// The control state of a connection after it switched to WebSocket (RFC 6455): where the closing
 /// handshake stands and the ping, pong and close timers. Frames and messages stay in the shell's
 /// `WebSocketSession`; this part only decides.
-struct WebSocketControl: Equatable, Sendable {
-    enum Stage: Equatable, Sendable {
+struct WebSocketControl: Hashable, Sendable {
+    enum Stage: Hashable, Sendable {
         case open
         /// The server sent a close frame and waits for the peer's (RFC 6455 §7.1.2).
         case closeSent
@@ -10,7 +10,7 @@ struct WebSocketControl: Equatable, Sendable {
         case closed
     }
 
-    struct Timers: Equatable, Sendable {
+    struct Timers: Hashable, Sendable {
         /// Between server pings; 0 sends none.
         var pingInterval: UInt64 = 30_000_000_000
         var pongTimeout: UInt64 = 10_000_000_000
