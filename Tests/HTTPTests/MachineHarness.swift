@@ -23,6 +23,7 @@ struct MachineHarness {
 
     @discardableResult
     mutating func send(_ event: Event) -> [Action] {
+        scratch.removeAll()
         machine.handle(event, now: now, into: &scratch)
         return scratch
     }

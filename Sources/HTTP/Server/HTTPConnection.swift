@@ -112,22 +112,32 @@ final class HTTPConnection {
 
     /// Feeds `event` to the machine and performs what it says; a step's outcome is the next event.
     func run(_ event: Event, loop: IOLoop) {
+        // The machine and the action list are locals for the whole run: no dynamic exclusivity
+        // check and no copy per event. `self.machine` is written back before anything may read it.
+        var machine = self.machine
+        var actions = self.actions
+        self.actions = []
         var next: Event? = event
         while let current = next, !isClosed {
             next = nil
+            let first = actions.count
             machine.handle(current, now: loop.now, into: &actions)
-            for action in actions where !isClosed {
-                if let outcome = perform(action, loop: loop) { next = outcome }
+            for action in actions[first...] where !isClosed {
+                if case .close = action { self.machine = machine }
+                if let outcome = perform(action, machine: machine, loop: loop) { next = outcome }
             }
         }
+        self.machine = machine
+        actions.removeAll(keepingCapacity: true)
+        self.actions = actions
         // The loop's receive buffer is shared: what the parser did not use yet is kept here.
         keepFreshInput(loop: loop)
     }
 
-    private func perform(_ action: Action, loop: IOLoop) -> Event? {
+    private func perform(_ action: Action, machine: HTTPConnectionMachine, loop: IOLoop) -> Event? {
         switch action {
         case .read: return read(loop: loop)
-        case .parse: return webSocket == nil ? parseStep(loop: loop) : webSocketParseStep(loop: loop)
+        case .parse: return webSocket == nil ? parseStep(loop: loop) : webSocketParseStep(acceptsMessages: machine.acceptsMessages, loop: loop)
         case .flush: return flush(loop: loop)
         case .discardInput: return discardInput(loop: loop)
         case .dropHeldInput:

@@ -83,15 +83,15 @@ extension HTTPConnection {
 
     // MARK: Input
 
-    func webSocketParseStep(loop: IOLoop) -> Event {
+    func webSocketParseStep(acceptsMessages: Bool, loop: IOLoop) -> Event {
         withInput(loop: loop) { bytes in
-            let (consumed, input) = processFrame(bytes)
+            let (consumed, input) = processFrame(bytes, acceptsMessages: acceptsMessages)
             return (consumed, .webSocketParsed(consumed: consumed, input))
         }
     }
 
-    /// Parses one frame and hands a complete message to the handler.
-    private func processFrame(_ bytes: UnsafeRawBufferPointer) -> (Int, HTTPConnectionMachine.WebSocketInput) {
+    /// Parses one frame and hands a complete message to the handler when the machine accepts messages.
+    private func processFrame(_ bytes: UnsafeRawBufferPointer, acceptsMessages: Bool) -> (Int, HTTPConnectionMachine.WebSocketInput) {
         guard let session = webSocket else { return (0, .needsMore) }
         do throws(WebSocketProtocolError) {
             let (consumed, frame) = try session.parser.parse(bytes)
@@ -99,10 +99,10 @@ extension HTTPConnection {
             guard let event = try session.assembler.receive(frame) else { return (consumed, .message) }
             switch event {
             case let .text(text):
-                if machine.acceptsMessages { session.handler.didReceive(text: text, connection: session.connection) }
+                if acceptsMessages { session.handler.didReceive(text: text, connection: session.connection) }
                 return (consumed, .message)
             case let .binary(bytes):
-                if machine.acceptsMessages { session.handler.didReceive(binary: bytes, connection: session.connection) }
+                if acceptsMessages { session.handler.didReceive(binary: bytes, connection: session.connection) }
                 return (consumed, .message)
             case let .ping(payload):
                 let pongSize = WebSocketFrame.encode(opcode: .pong, payload: payload).count

@@ -312,3 +312,10 @@ struct ConnectionTransport: Hashable, Sendable {
         effects.insert(.shutdownWrite)
     }
 }
+
+/// The earlier of two optional deadlines (nil: none).
+func earliest(_ a: UInt64?, _ b: UInt64?) -> UInt64? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return Swift.min(a, b)
+}

@@ -6,9 +6,9 @@
 ///
 /// Two halves: `ConnectionTransport` (socket readiness, TLS handshake, held input, unsent output,
 /// close-after-flush, lingering, write deadline) knows no protocol; `HTTP1Exchange` (and
-/// `WebSocketControl` after an upgrade) is the protocol on top. Every event ends with `settle()`,
-/// which derives the next step from state alone: whatever path drained the output, held input is
-/// parsed next.
+/// `WebSocketControl` after an upgrade) is the protocol on top. Every event that did not ask for a
+/// step itself ends with `settlePhase` and `ConnectionTransport.nextStep`, which derive the next
+/// step from state alone: whatever path drained the output, held input is parsed next.
 struct HTTPConnectionMachine: Hashable, Sendable {
     struct Limits: Hashable, Sendable {
         var transport = ConnectionTransport.Limits()
@@ -25,7 +25,7 @@ struct HTTPConnectionMachine: Hashable, Sendable {
     private(set) var timer: UInt64?
 
     /// A connection accepted at `now`: a TLS one starts with its handshake, a plain one waits for
-    /// its first head. The shell arms `initialTimer` itself.
+    /// its first head. The shell arms `timer` itself.
     init(limits: Limits, isTLS: Bool, now: UInt64) {
         self.limits = limits
         transport = ConnectionTransport(limits: limits.transport, isTLS: isTLS, now: now)
@@ -52,16 +52,15 @@ struct HTTPConnectionMachine: Hashable, Sendable {
     }
 
     private var nextDeadline: UInt64? {
-        var candidates = [transport.writeDeadline, transport.deadline]
-        if transport.lifecycle == .open { candidates.append(webSocket?.deadline ?? http.deadline) }
-        return candidates.compactMap { $0 }.min()
+        let transportDeadline = earliest(transport.writeDeadline, transport.deadline)
+        guard transport.lifecycle == .open else { return transportDeadline }
+        return earliest(transportDeadline, webSocket.map { $0.deadline } ?? http.deadline)
     }
 
     // MARK: Handling events
 
-    /// Applies `event` at time `now` and replaces `actions` with what the shell must do, in order.
+    /// Applies `event` at time `now` and appends to `actions` what the shell must do, in order.
     mutating func handle(_ event: Event, now: UInt64, into actions: inout [Action]) {
-        actions.removeAll(keepingCapacity: true)
         guard !transport.isClosed else { return }
         var effects: ConnectionTransport.Effects = []
         var step: Action?
@@ -69,7 +68,7 @@ struct HTTPConnectionMachine: Hashable, Sendable {
         case let .ready(readiness):
             if !transport.ready(readiness) { transport.close(into: &effects) }
         case let .read(outcome, handshakeCompleted, ciphertextQueued):
-            step = read(outcome, handshakeCompleted: handshakeCompleted, ciphertextQueued: ciphertextQueued, now: now, effects: &effects, actions: &actions)
+            read(outcome, handshakeCompleted: handshakeCompleted, ciphertextQueued: ciphertextQueued, now: now, effects: &effects, actions: &actions)
         case let .discarded(endOfStream):
             transport.discardCompleted(endOfStream: endOfStream, into: &effects)
         case let .flushed(outcome, progressed):
@@ -134,7 +133,7 @@ struct HTTPConnectionMachine: Hashable, Sendable {
     private mutating func read(
         _ outcome: ReadOutcome, handshakeCompleted: Bool, ciphertextQueued: Bool, now: UInt64,
         effects: inout ConnectionTransport.Effects, actions: inout [Action]
-    ) -> Action? {
+    ) {
         if ciphertextQueued { transport.ciphertextQueued() }
         if handshakeCompleted, transport.lifecycle == .handshaking {
             transport.handshakeCompleted()
@@ -146,7 +145,7 @@ struct HTTPConnectionMachine: Hashable, Sendable {
             guard held > 0 else {
                 // Read after the connection was ended: thrown away.
                 actions.append(.dropHeldInput)
-                return nil
+                return
             }
             http.receivedAny = true
             // A streamed body's timeout measures silence.
@@ -163,7 +162,6 @@ struct HTTPConnectionMachine: Hashable, Sendable {
         case .wouldBlock:
             break
         }
-        return nil
     }
 
     private mutating func tick(now: UInt64, effects: inout ConnectionTransport.Effects, actions: inout [Action]) -> Action? {
@@ -222,7 +220,9 @@ struct HTTPConnectionMachine: Hashable, Sendable {
     private mutating func parsed(
         consumed: Int, _ result: ParseResult, now: UInt64, effects: inout ConnectionTransport.Effects, actions: inout [Action]
     ) -> Action? {
-        transport.consumed(consumed, needsMore: result == .needsMore)
+        // Between requests the parser has nothing to say without new input.
+        let isRequestEnd = if case .requestEnd = result { true } else { false }
+        transport.consumed(consumed, needsMore: result == .needsMore || (isRequestEnd && consumed >= transport.heldInput))
         switch result {
         case .needsMore:
             break
@@ -372,7 +372,8 @@ struct HTTPConnectionMachine: Hashable, Sendable {
     private mutating func webSocketParsed(
         consumed: Int, _ input: WebSocketInput, now: UInt64, effects: inout ConnectionTransport.Effects, actions: inout [Action]
     ) {
-        transport.consumed(consumed, needsMore: input == .needsMore)
+        // A frame needs bytes: with none held there is nothing more to parse.
+        transport.consumed(consumed, needsMore: input == .needsMore || consumed >= transport.heldInput)
         guard webSocket != nil else { return }
         switch input {
         case .needsMore, .message:

@@ -31,7 +31,7 @@ struct WebSocketControl: Hashable, Sendable {
     /// The earliest timer that matters in this stage.
     var deadline: UInt64? {
         switch stage {
-        case .open: [nextPing, pongDeadline].compactMap { $0 }.min()
+        case .open: earliest(nextPing, pongDeadline)
         case .closeSent: closeDeadline
         case .closed: nil
         }
