@@ -21,19 +21,8 @@ export DATABASE_URL
 export MLS_TEST_VECTORS="${MLS_TEST_VECTORS:-$root/../shared/mls-test-vectors}"
 
 swift build --build-tests
-# A test that fails is run once more on its own, and named: one known timing-sensitive test
-# (HTTPServerTests.testLargeResponses_SurviveASlowReader, about 1 run in 7 under full-suite load) is
-# under investigation. A test that fails twice fails the run.
-log=$(mktemp)
-if ! swift test --skip-build --disable-swift-testing ${TEST_FILTER:+--filter "$TEST_FILTER"} 2>&1 | tee "$log"; then
-  failed=$(grep -oE "Test Case '[A-Za-z0-9_]+\.[A-Za-z0-9_]+' failed" "$log" | sed -E "s/Test Case '([^.]+)\.([^']+)' failed/\1\/\2/" | sort -u)
-  if [ -z "$failed" ]; then rm -f "$log"; exit 1; fi
-  echo "== rerunning once the tests that failed: $(echo $failed)"
-  filter=$(echo "$failed" | paste -sd '|' -)
-  swift test --skip-build --disable-swift-testing --filter "$filter" || { rm -f "$log"; exit 1; }
-  echo "== FLAKY: failed once, passed on rerun: $(echo $failed)"
-fi
-rm -f "$log"
+# A failed test fails the run: nothing is rerun.
+swift test --skip-build --disable-swift-testing ${TEST_FILTER:+--filter "$TEST_FILTER"}
 
 # The README's "Try it" commands, run for real.
 scripts/try-it.sh

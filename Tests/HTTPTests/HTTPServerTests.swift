@@ -42,6 +42,9 @@ final class HTTPServerTests: XCTestCase {
             if request.path == "/large" {
                 return HTTPResponse(status: 200, body: HTTPServerTests.largeBody)
             }
+            if request.path == "/highwater" {
+                return HTTPResponse(status: 200, body: Array(HTTPServerTests.largeBody[0..<ConnectionTransport.Limits().outputHighWater]))
+            }
             let text = "\(request.method) \(request.path) " + String(decoding: request.body, as: UTF8.self)
             return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array(text.utf8))
         }
@@ -172,6 +175,42 @@ final class HTTPServerTests: XCTestCase {
             XCTAssertTrue(response.body == expected)
         }
         XCTAssertEqual(try client.readResponse().bodyText, "GET /after ")
+    }
+
+    /// The slow-reader stall, made deterministic: a response of exactly the output high-water mark
+    /// stops the pipeline, and the loopback socket takes all of it in the flush that follows.
+    func testPipelinedRequest_BehindAResponseThatFillsTheOutputQueue_IsAnswered() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send(get("/highwater") + get("/after"))
+        let response = try client.readResponse()
+        XCTAssertEqual(response.body.count, ConnectionTransport.Limits().outputHighWater)
+        XCTAssertEqual(try client.readResponse().bodyText, "GET /after ")
+    }
+
+    /// The header timeout measures the client's delay, not ours: a request that waits behind a
+    /// response the client is slow to read is answered normally, however long that takes.
+    func testPipelinedRequest_HeldBehindASlowRead_IsNotTimedOut() throws {
+        let server = try startServer { $0.headerReadTimeout = 0.2 }
+        let client = try RawClient(port: server.port)
+        client.send(get("/large") + get("/after"))
+        // Several header timeouts pass while the server waits for us to read.
+        usleep(1_000_000)
+        XCTAssertEqual(try client.readResponse().body.count, Self.largeBody.count)
+        let after = try client.readResponse()
+        XCTAssertEqual(after.status, 200)
+        XCTAssertEqual(after.bodyText, "GET /after ")
+    }
+
+    func testHalfClosedClient_GetsAnswersToEveryRequestItSent() throws {
+        let server = try startServer()
+        let client = try RawClient(port: server.port)
+        client.send(get("/block/one") + get("/two") + get("/block/three"))
+        client.shutdownWrite()
+        for path in ["/block/one", "/two", "/block/three"] {
+            XCTAssertEqual(try client.readResponse().bodyText, "GET \(path) ")
+        }
+        XCTAssertTrue(try client.isClosedByPeer())
     }
 
     func testHalfClosedClient_StillGetsItsResponse() throws {

@@ -18,7 +18,8 @@ final class StreamingBodyTests: XCTestCase {
     }
 
     /// /upload/NAME streams into DIR/NAME (64 MiB limit), /small/NAME allows 1000 bytes, /early
-    /// answers 401 without reading, /download serves DIR/download with optional offset & length.
+    /// answers 401 without reading, /download serves DIR/download with optional offset & length
+    /// (on the I/O thread under /inline/, else on the worker pool).
     final class Responder: HTTPResponder {
         let directory: URL
         let uploads = Mutex<[String: Upload]>([:])
@@ -26,6 +27,10 @@ final class StreamingBodyTests: XCTestCase {
 
         init(directory: URL) {
             self.directory = directory
+        }
+
+        func mayBlock(_ head: HTTPRequestHead) -> Bool {
+            !head.path.hasPrefix("/inline/")
         }
 
         func bodyHandling(for head: HTTPRequestHead) -> HTTPBodyHandling {
@@ -266,6 +271,17 @@ final class StreamingBodyTests: XCTestCase {
         let head = try client.readResponse(toHEAD: true)
         XCTAssertEqual(head.header("content-length"), String(data.count))
         XCTAssertTrue(Data(try client.readResponse().body) == data.prefix(10))
+    }
+
+    func testPipelinedFileDownloads_AreAllAnswered() throws {
+        let data = try writeDownload(count: 1000)
+        let (server, _) = try startServer()
+        let client = try RawClient(port: server.port)
+        // Answered on the I/O thread, the first file fits in the socket at once: the request behind
+        // it must not be left waiting for a writability event that never comes.
+        client.send("GET /inline/download?offset=0&length=10 HTTP/1.1\r\nHost: t\r\n\r\nGET /inline/download?offset=10&length=20 HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertTrue(Data(try client.readResponse().body) == data.prefix(10))
+        XCTAssertTrue(Data(try client.readResponse().body) == data[10..<30])
     }
 
     func testFileDownload_OverTLS() throws {

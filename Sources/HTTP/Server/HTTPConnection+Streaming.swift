@@ -1,7 +1,8 @@
 /// Streamed request bodies and file response bodies.
 extension HTTPConnection {
     /// Hands the request to the worker pool now; the body follows through the stream.
-    func startBodyStream(_ head: HTTPRequestHead, loop: IOLoop) {
+    func startBodyStream(loop: IOLoop) {
+        guard let head else { return }
         let handle = loop.handle
         let descriptor = socket.descriptor
         let serial = serial
@@ -10,60 +11,29 @@ extension HTTPConnection {
             handle.post(Completion(descriptor: descriptor, serial: serial, payload: .resumeBody))
         }
         bodyStream = stream
-        awaitingWorker = true
-        inFlight = (head.method, head.version, requestKeepAlive && !loop.isDraining)
+        answering = (head.method, head.version)
         self.head = nil
         loop.submit(HTTPRequest(head: head, remoteAddress: remoteAddress), body: stream, from: self)
     }
 
-    /// The stream's consumer caught up: parse held-back input and read the socket again.
-    func resumeBodyStream(loop: IOLoop) {
-        guard bodyStream != nil, bodyStreamPaused, !isClosed else { return }
-        bodyStreamPaused = false
-        processPending(loop: loop)
-        if readPaused, !isClosed, !bodyStreamPaused {
-            readPaused = false
-            readAvailable(loop: loop)
-        }
-        settle(loop: loop)
-    }
-
-    /// Ends a streamed body early: the consumer's `read()` throws and its response is not awaited.
-    func abortBodyStream(_ error: HTTPBodyStreamError) {
-        guard let bodyStream else { return }
-        bodyStream.fail(error)
-        self.bodyStream = nil
-        bodyStreamPaused = false
-        awaitingWorker = false
-        inFlight = nil
-    }
-
     /// Sends the next part of a file response: by sendfile on a plain socket, or through `output`
-    /// 64 KiB at a time under TLS. False when the socket is full or the connection closed.
-    func sendFileBody(loop: IOLoop) -> Bool {
-        guard let (file, position, remaining) = fileBody else { return true }
+    /// 64 KiB at a time under TLS.
+    func sendFileBody(loop: IOLoop) -> IOResult {
+        guard let (file, position, remaining) = fileBody else { return .bytes(0) }
         if tls != nil {
             guard let chunk = file.read(at: position, maxCount: Swift.min(remaining, 64 * 1024)) else {
                 // The file shrank under us: the promised Content-Length cannot be met.
-                loop.close(self)
-                return false
+                return .failed(0)
             }
             fileBody = chunk.count == remaining ? nil : (file, position + chunk.count, remaining - chunk.count)
             enqueue(chunk)
-            return true
+            return .bytes(chunk.count)
         }
         var offset = position
-        switch socket.sendFile(file.descriptor, offset: &offset, count: Swift.min(remaining, 1 << 20)) {
-        case let .bytes(count):
+        let result = socket.sendFile(file.descriptor, offset: &offset, count: Swift.min(remaining, 1 << 20))
+        if case let .bytes(count) = result {
             fileBody = count == remaining ? nil : (file, offset, remaining - count)
-            writeDeadline = 0
-            return true
-        case .wouldBlock:
-            if writeDeadline == 0 { writeDeadline = loop.now &+ loop.idleTimeout }
-            return false
-        case .closed, .failed:
-            loop.close(self)
-            return false
         }
+        return result
     }
 }

@@ -1,352 +1,240 @@
-/// One client connection, owned by one I/O thread: reading a head, reading a body, waiting for a
-/// response, idle between requests, or lingering after the server decided to close.
-///
-/// Pipelined requests are answered in order because a connection works on one request at a time:
-/// while a response is computed on the worker pool, later requests stay in `pending` unparsed.
+/// One client connection, owned by one I/O thread: the thin I/O shell around
+/// `HTTPConnectionMachine`. It performs the machine's actions (socket reads and writes, TLS, parser
+/// steps, responder calls, worker dispatch, WebSocket frames) and reports each outcome back as the
+/// next event. Every decision (when to read, parse, write, pause, linger, close, time out) is the
+/// machine's; this class only moves bytes and calls out.
 final class HTTPConnection {
-    enum Phase: Equatable {
-        /// TLS handshake in progress (only on TLS connections).
-        case handshaking
-        case idle
-        case readingHead
-        case readingBody
-        case responding
-        case lingering
-        /// Switched to WebSocket framing; timers live in `webSocket`.
-        case webSocket
-    }
-
-    /// Stop reading ahead once this much unparsed input waits behind a request being answered.
-    static let readAheadLimit = 64 * 1024
-    /// Stop answering pipelined requests while this much output is unsent (slow reader).
-    static let outputHighWater = 1 << 20
-    /// How long a closing connection keeps draining input so the peer sees our last response, not a reset.
-    static let lingerNanoseconds: UInt64 = 2_000_000_000
+    typealias Event = HTTPConnectionMachine.Event
+    typealias Action = HTTPConnectionMachine.Action
 
     let socket: Socket
     /// The TLS session on a TLS listener; nil for plain HTTP.
     let tls: TLSSession?
     let serial: UInt64
     let remoteAddress: String
-    var parser: HTTPRequestParser
-
-    var phase: Phase = .readingHead
-    /// Deadline of the current phase (monotonic ns), 0 for none.
-    var deadline: UInt64
-    /// Deadline for unsent output to make progress, 0 when nothing is queued.
-    var writeDeadline: UInt64 = 0
+    private(set) var machine: HTTPConnectionMachine
+    /// When the loop's sweep should report `.tick` (the machine's timer), if ever.
+    private(set) var timer: UInt64?
     private(set) var isClosed = false
-    var awaitingWorker = false
+    private var actions: [Action] = []
+    private var handshakeReported = false
 
-    /// Unparsed input carried between reads (usually empty: input is parsed straight from the read buffer).
-    var pending: [UInt8] = []
+    // MARK: Input
+
+    var parser: HTTPRequestParser
+    /// Input held between reads (usually empty: input is parsed straight from the read buffer).
+    var held = HeldInput()
+    /// Bytes the last read left in the loop's receive buffer, and how many of them were used.
+    var fresh = 0
+    var freshUsed = 0
+
+    // MARK: Output
+
     var output: [[UInt8]] = []
     var outputOffset = 0
     var outputBytes = 0
-    var head: HTTPRequestHead?
-    var requestKeepAlive = true
-    /// Method and keep-alive of the request being answered on the worker pool.
-    var inFlight: (method: HTTPMethod, version: HTTPVersion, keepAlive: Bool)?
-    var closeWhenFlushed = false
-    /// Set once the connection switched protocols.
-    var webSocket: WebSocketSession?
-    /// The handshake request while the responder decides on the worker pool.
-    var upgradeRequest: HTTPRequestHead?
-    /// The body being streamed to a worker; nil once it ended.
-    var bodyStream: HTTPBodyStream?
-    /// The stream's consumer is behind: input is held back until it catches up.
-    var bodyStreamPaused = false
     /// A file response still being sent, after everything in `output`.
     var fileBody: (file: HTTPFileBody, position: Int, remaining: Int)?
-    private var peerClosed = false
-    /// epoll reported the peer's FIN; the EOF may still be behind unread data.
-    private var peerHungUp = false
-    var readPaused = false
-    private var receivedAny = false
 
-    init(socket: Socket, tls: TLSSession? = nil, serial: UInt64, remoteAddress: String, parser: HTTPRequestParser, headerDeadline: UInt64) {
+    // MARK: The exchange
+
+    /// The head of the request being read.
+    var head: HTTPRequestHead?
+    /// A complete request waiting for its answer to be computed (inline or by a worker).
+    var request: HTTPRequest?
+    /// Method and version of the request being answered (a HEAD response carries no content).
+    var answering: (method: HTTPMethod, version: HTTPVersion) = (.get, .http1_1)
+    /// The answer for a malformed WebSocket handshake, given instead of calling the responder.
+    var handshakeRefusal: HTTPResponse?
+    /// The client key of a valid WebSocket handshake being decided.
+    var upgradeKey: String?
+    /// The handshake request while the worker pool decides on it.
+    var webSocketRequest: HTTPRequestHead?
+    /// What a worker delivered, while the machine handles it.
+    var workerResponse: HTTPResponse?
+    var acceptedUpgrade: (handler: any WebSocketHandler, headers: HTTPHeaders, key: String)?
+    /// The body being streamed to a worker; nil once it ended.
+    var bodyStream: HTTPBodyStream?
+    /// Set once the connection switched protocols.
+    var webSocket: WebSocketSession?
+
+    init(socket: Socket, tls: TLSSession? = nil, serial: UInt64, remoteAddress: String, parser: HTTPRequestParser,
+         limits: HTTPConnectionMachine.Limits, now: UInt64) {
         self.socket = socket
         self.tls = tls
         self.serial = serial
         self.remoteAddress = remoteAddress
         self.parser = parser
-        deadline = headerDeadline
-        if tls != nil { phase = .handshaking }
+        machine = HTTPConnectionMachine(limits: limits, isTLS: tls != nil, now: now)
+        timer = machine.timer
     }
 
-    private var hasUnsentOutput: Bool {
-        !output.isEmpty || fileBody != nil || (tls?.hasUnsentCiphertext ?? false)
-    }
-
-    var isIdle: Bool { phase == .idle && output.isEmpty && fileBody == nil && !awaitingWorker }
-
-    /// Input may be parsed now: no response is awaited, or the awaited one is consuming a body stream.
-    private var canParse: Bool { (!awaitingWorker || bodyStream != nil) && !bodyStreamPaused }
-
-    // MARK: Events
+    // MARK: Events from the loop
 
     func handle(events: UInt32, loop: IOLoop) {
-        if events & Epoll.error != 0 {
-            loop.close(self)
-            return
-        }
-        if events & (Epoll.peerHangUp | Epoll.hangUp) != 0 { peerHungUp = true }
-        if events & (Epoll.readable | Epoll.peerHangUp | Epoll.hangUp) != 0 {
-            readAvailable(loop: loop)
-        }
-        if !isClosed, events & Epoll.writable != 0, hasUnsentOutput {
-            flush(loop: loop)
-            if !isClosed, output.isEmpty { resumeInput(loop: loop) }
-        }
-    }
-
-    /// Edge-triggered: read until the socket is drained, unless we are holding input back.
-    func readAvailable(loop: IOLoop) {
-        while !isClosed {
-            if phase == .lingering {
-                discardInput(loop: loop)
-                return
-            }
-            if (awaitingWorker || outputBytes >= Self.outputHighWater), pending.count >= Self.readAheadLimit {
-                readPaused = true
-                return
-            }
-            let result: IOResult
-            if let tls {
-                result = loop.receiveBuffer.read(from: socket, through: tls, scratch: loop.cipherBuffer)
-                if phase == .handshaking, tls.handshakeComplete {
-                    phase = .readingHead
-                    deadline = loop.now &+ loop.headerReadTimeout
-                }
-            } else {
-                result = loop.receiveBuffer.read(from: socket)
-            }
-            switch result {
-            case let .bytes(count):
-                received(count, loop: loop)
-                // A short read drained the socket and new data will raise a new edge; but after the
-                // peer's FIN (an edge already consumed) we read on to see the EOF. A TLS record is
-                // shorter than the buffer without the socket being drained.
-                if count < loop.receiveBuffer.capacity, !peerHungUp, tls == nil { return }
-            case .wouldBlock:
-                return
-            case .closed:
-                peerClosed = true
-                peerDidClose(loop: loop)
-                return
-            case .failed:
-                loop.close(self)
-                return
-            }
-        }
-    }
-
-    private func received(_ count: Int, loop: IOLoop) {
-        receivedAny = true
-        // Input after a request that ends the connection is never parsed.
-        if closeWhenFlushed { return }
-        if webSocket != nil {
-            webSocketReceived(count, loop: loop)
-            return
-        }
-        if pending.isEmpty, canParse {
-            let consumed = loop.receiveBuffer.withBytes(count: count) { process($0, loop: loop) }
-            if !isClosed, phase != .lingering, consumed < count {
-                loop.receiveBuffer.withBytes(count: count) { pending.append(contentsOf: $0[consumed...]) }
-            }
-        } else {
-            loop.receiveBuffer.withBytes(count: count) { pending.append(contentsOf: $0) }
-            processPending(loop: loop)
-        }
-        if webSocket != nil {
-            processWebSocketPending(loop: loop)
-        } else {
-            settle(loop: loop)
-        }
-    }
-
-    func processPending(loop: IOLoop) {
-        if webSocket != nil {
-            processWebSocketPending(loop: loop)
-            return
-        }
-        guard !pending.isEmpty, canParse else { return }
-        let consumed = pending.withUnsafeBytes { process($0, loop: loop) }
-        if isClosed || phase == .lingering {
-            pending = []
-        } else if consumed > 0 {
-            pending.removeFirst(consumed)
-        }
-    }
-
-    /// Resumes parsing held-back input after a response went out.
-    func resumeInput(loop: IOLoop) {
-        guard !awaitingWorker, !closeWhenFlushed, fileBody == nil, outputBytes < Self.outputHighWater else { return }
-        processPending(loop: loop)
-        if readPaused, !isClosed, !awaitingWorker {
-            readPaused = false
-            readAvailable(loop: loop)
-        }
-        settle(loop: loop)
-    }
-
-    private func peerDidClose(loop: IOLoop) {
-        if bodyStream != nil {
-            // The body can never complete; the consumer learns it and nobody waits for an answer.
-            abortBodyStream(.clientDisconnected)
-            loop.close(self)
-            return
-        }
-        // A half-closed peer still gets the response it is waiting for.
-        if awaitingWorker || !output.isEmpty || fileBody != nil {
-            closeWhenFlushed = true
-        } else {
-            loop.close(self)
-        }
-    }
-
-    private func discardInput(loop: IOLoop) {
-        while true {
-            // Lingering TLS connections skip decryption: the input is thrown away either way.
-            switch loop.cipherBuffer.read(from: socket) {
-            case .bytes: continue
-            case .wouldBlock: return
-            case .closed, .failed:
-                loop.close(self)
-                return
-            }
-        }
-    }
-
-    // MARK: Requests
-
-    /// Parses and answers as many complete requests as `bytes` holds; returns the bytes consumed.
-    private func process(_ bytes: UnsafeRawBufferPointer, loop: IOLoop) -> Int {
-        var offset = 0
-        while !isClosed, canParse, !closeWhenFlushed, webSocket == nil, fileBody == nil, outputBytes < Self.outputHighWater {
-            let step: (consumed: Int, event: HTTPRequestParser.Event?)
-            do {
-                step = try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
-            } catch {
-                reject(error, loop: loop)
-                return bytes.count
-            }
-            offset += step.consumed
-            guard let event = step.event else { break }
-            switch event {
-            case let .head(head):
-                do {
-                    try begin(head, bodyBytesWaiting: offset < bytes.count, loop: loop)
-                } catch {
-                    reject(error, loop: loop)
-                    return bytes.count
-                }
-            case let .bodyPart(part):
-                if let bodyStream, !bodyStream.push(part) { bodyStreamPaused = true }
-            case let .body(body):
-                if let bodyStream {
-                    bodyStream.finish()
-                    self.bodyStream = nil
-                } else {
-                    complete(body: body, loop: loop)
-                }
-            }
-        }
-        flush(loop: loop)
-        return offset
-    }
-
-    private func begin(_ head: HTTPRequestHead, bodyBytesWaiting: Bool, loop: IOLoop) throws(HTTPParserError) {
-        self.head = head
-        requestKeepAlive = parser.keepAlive
-        guard parser.hasBody else { return }
-        phase = .readingBody
-        deadline = loop.now &+ loop.bodyReadTimeout
-        let handling = loop.responder.bodyHandling(for: head)
-        if case let .stream(maxSize) = handling {
-            try parser.setMaxBodySize(maxSize)
-            parser.streamBody()
-        } else {
-            let limit = loop.responder.maxBodySize(for: head)
-            try parser.setMaxBodySize(limit < 0 ? loop.configuration.defaultMaxBodySize : limit)
-        }
-        // RFC 9110 §10.1.1: 100 Continue only once the body is known to be acceptable, and not
-        // when the client already started sending it.
-        if parser.expectsContinue, !bodyBytesWaiting {
-            enqueue(HTTPResponseWriter.continueHead)
-        }
-        if handling != .buffered { startBodyStream(head, loop: loop) }
-    }
-
-    private func complete(body: [UInt8], loop: IOLoop) {
-        guard let head else { return }
-        self.head = nil
-        let keepAlive = requestKeepAlive && !loop.isDraining
-        let request = HTTPRequest(head: head, body: body, remoteAddress: remoteAddress)
-        // Leaving .responding later restarts the idle clock from this request.
-        phase = .responding
-        deadline = 0
-        if head.method == .get, WebSocketHandshake.isUpgradeRequest(head) {
-            beginUpgrade(request, keepAlive: keepAlive, loop: loop)
-            return
-        }
-        if loop.responder.mayBlock(head) {
-            awaitingWorker = true
-            inFlight = (head.method, head.version, keepAlive)
-            loop.submit(request, from: self)
-        } else {
-            let response = loop.responder.respond(to: request)
-            send(response, method: head.method, version: head.version, keepAlive: keepAlive, loop: loop)
-        }
+        var readiness: SocketReadiness = []
+        if events & Epoll.readable != 0 { readiness.insert(.readable) }
+        if events & Epoll.writable != 0 { readiness.insert(.writable) }
+        if events & (Epoll.peerHangUp | Epoll.hangUp) != 0 { readiness.insert(.hangUp) }
+        if events & Epoll.error != 0 { readiness.insert(.error) }
+        run(.ready(readiness), loop: loop)
     }
 
     /// The worker pool finished the request this connection was waiting for.
     func deliver(_ response: HTTPResponse, loop: IOLoop) {
-        guard awaitingWorker, let inFlight else { return }
-        awaitingWorker = false
-        self.inFlight = nil
-        upgradeRequest = nil
-        // A response before the end of a streamed body: the rest of the body is never read, so
-        // the connection cannot carry another request.
-        let bodyUnread = bodyStream != nil
-        if bodyUnread {
-            bodyStream?.fail(.clientDisconnected)
-            bodyStream = nil
-            bodyStreamPaused = false
-        }
-        send(response, method: inFlight.method, version: inFlight.version,
-             keepAlive: inFlight.keepAlive && !loop.isDraining && !bodyUnread, loop: loop)
-        flush(loop: loop)
-        if !isClosed { resumeInput(loop: loop) }
+        workerResponse = response
+        run(.workerResponded, loop: loop)
+        workerResponse = nil
     }
 
-    func send(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, loop: IOLoop) {
-        let responderCloses = response.headers.contains { $0.name.equalsIgnoringASCIICase("connection") && $0.value.equalsIgnoringASCIICase("close") }
-        let persist = keepAlive && !responderCloses
-        let head = HTTPResponseWriter.head(
-            for: response, keepAlive: persist, announceKeepAlive: persist && version == .http1_0, date: loop.dateCache.current()
-        )
-        enqueue(head)
-        // RFC 9110 §9.3.2: a response to HEAD carries the GET's fields but no content.
-        if method != .head, HTTPStatus.allowsBody(response.status) {
-            if let file = response.bodyFile {
-                if file.length > 0 { fileBody = (file, file.offset, file.length) }
-            } else {
-                enqueue(response.body)
+    /// The worker pool accepted the upgrade this connection was waiting for.
+    func deliverUpgrade(_ handler: any WebSocketHandler, headers: HTTPHeaders, key: String, loop: IOLoop) {
+        acceptedUpgrade = (handler, headers, key)
+        run(.workerAcceptedUpgrade, loop: loop)
+        acceptedUpgrade = nil
+    }
+
+    /// The stream's consumer caught up.
+    func resumeBodyStream(loop: IOLoop) {
+        run(.bodyConsumerCaughtUp, loop: loop)
+    }
+
+    /// Called by the loop's sweep.
+    func checkTimeouts(loop: IOLoop) {
+        guard let timer, loop.now >= timer else { return }
+        run(.tick, loop: loop)
+    }
+
+    /// Graceful shutdown: idle connections close now, busy ones after their current response.
+    func beginDraining(loop: IOLoop) {
+        run(.drain, loop: loop)
+    }
+
+    /// Feeds `event` to the machine and performs what it says; a step's outcome is the next event.
+    func run(_ event: Event, loop: IOLoop) {
+        // The machine and the action list are locals for the whole run: no dynamic exclusivity
+        // check and no copy per event. `self.machine` is written back before anything may read it.
+        var machine = self.machine
+        var actions = self.actions
+        self.actions = []
+        var next: Event? = event
+        while let current = next, !isClosed {
+            next = nil
+            let first = actions.count
+            machine.handle(current, now: loop.now, into: &actions)
+            for action in actions[first...] where !isClosed {
+                if case .close = action { self.machine = machine }
+                if let outcome = perform(action, machine: machine, loop: loop) { next = outcome }
             }
         }
-        if !persist { closeWhenFlushed = true }
+        self.machine = machine
+        actions.removeAll(keepingCapacity: true)
+        self.actions = actions
+        // The loop's receive buffer is shared: what the parser did not use yet is kept here.
+        keepFreshInput(loop: loop)
     }
 
-    /// A malformed or refused request: answer with the mapped status and close (RFC 9112 §9.6).
-    private func reject(_ error: HTTPParserError, loop: IOLoop) {
-        head = nil
-        abortBodyStream(error == .payloadTooLarge ? .payloadTooLarge : .malformed)
-        send(error.response, method: .get, version: .http1_1, keepAlive: false, loop: loop)
-        flush(loop: loop)
+    private func perform(_ action: Action, machine: HTTPConnectionMachine, loop: IOLoop) -> Event? {
+        switch action {
+        case .read: return read(loop: loop)
+        case .parse: return webSocket == nil ? parseStep(loop: loop) : webSocketParseStep(acceptsMessages: machine.acceptsMessages, loop: loop)
+        case .flush: return flush(loop: loop)
+        case .discardInput: return discardInput(loop: loop)
+        case .dropHeldInput:
+            held.removeAll()
+            freshUsed = fresh
+        case .shutdownWrite:
+            tls?.shutdown(to: socket)
+            socket.shutdownWrite()
+        case .close: loop.close(self)
+        case let .setTimer(deadline): timer = deadline
+        case .writeContinue: enqueue(HTTPResponseWriter.continueHead)
+        case .startBodyStream: startBodyStream(loop: loop)
+        case .finishBodyStream:
+            bodyStream?.finish()
+            bodyStream = nil
+        case let .failBodyStream(error):
+            bodyStream?.fail(error)
+            bodyStream = nil
+        case let .respondInline(keepAlive): return respondInline(keepAlive: keepAlive, loop: loop)
+        case let .upgradeInline(keepAlive): return upgradeInline(keepAlive: keepAlive, loop: loop)
+        case .submitToWorker: submitToWorker(loop: loop)
+        case .submitUpgradeToWorker: submitUpgradeToWorker(loop: loop)
+        case let .writeResponse(source, keepAlive): return writeResponse(source, keepAlive: keepAlive, loop: loop)
+        case .switchToWebSocket: return switchToAcceptedWebSocket(loop: loop)
+        case let .sendPong(payload): enqueueFrame(WebSocketFrame.encode(opcode: .pong, payload: payload))
+        case .sendPing: enqueueFrame(WebSocketFrame.encode(opcode: .ping, payload: []))
+        case let .sendClose(code, reason): sendClose(WebSocketFrame.close(code: code, reason: reason))
+        case let .echoClose(code): sendClose(code.map { WebSocketFrame.close(code: $0) } ?? WebSocketFrame(opcode: .close))
+        case .dropUnsentFrames: dropUnsentFrames()
+        case let .appendFrame(bytes): appendFrame(bytes)
+        case let .releaseFrame(count): webSocket?.connection.release(count)
+        }
+        return nil
     }
 
-    // MARK: Output
+    // MARK: Reading
+
+    private func read(loop: IOLoop) -> Event {
+        // The next read overwrites the loop's buffer.
+        keepFreshInput(loop: loop)
+        let result: IOResult
+        var handshakeCompleted = false
+        if let tls {
+            result = loop.receiveBuffer.read(from: socket, through: tls, scratch: loop.cipherBuffer)
+            if !handshakeReported, tls.handshakeComplete {
+                handshakeReported = true
+                handshakeCompleted = true
+            }
+        } else {
+            result = loop.receiveBuffer.read(from: socket)
+        }
+        let outcome: ReadOutcome
+        switch result {
+        case let .bytes(count):
+            fresh = count
+            freshUsed = 0
+            outcome = .bytes(count, short: count < loop.receiveBuffer.capacity)
+        case .wouldBlock: outcome = .wouldBlock
+        case .closed: outcome = .endOfStream
+        case .failed: outcome = .failed
+        }
+        return .read(outcome, handshakeCompleted: handshakeCompleted, ciphertextQueued: tls?.hasUnsentCiphertext ?? false)
+    }
+
+    /// Reads and drops everything available (lingering; TLS input is not even decrypted).
+    private func discardInput(loop: IOLoop) -> Event {
+        while true {
+            switch loop.cipherBuffer.read(from: socket) {
+            case .bytes: continue
+            case .wouldBlock: return .discarded(endOfStream: false)
+            case .closed, .failed: return .discarded(endOfStream: true)
+            }
+        }
+    }
+
+    /// Held input for the parser: earlier input first, then what the last read brought.
+    func withInput<R>(loop: IOLoop, _ body: (UnsafeRawBufferPointer) -> (consumed: Int, result: R)) -> R {
+        if !held.isEmpty {
+            keepFreshInput(loop: loop)
+            let (consumed, result) = held.withBytes(body)
+            held.removeFirst(consumed)
+            return result
+        }
+        let (consumed, result) = loop.receiveBuffer.withBytes(count: fresh) { body(UnsafeRawBufferPointer(rebasing: $0[freshUsed...])) }
+        freshUsed += consumed
+        return result
+    }
+
+    private func keepFreshInput(loop: IOLoop) {
+        if freshUsed < fresh, !isClosed {
+            loop.receiveBuffer.withBytes(count: fresh) { held.append(UnsafeRawBufferPointer(rebasing: $0[freshUsed...])) }
+        }
+        fresh = 0
+        freshUsed = 0
+    }
+
+    // MARK: Writing
 
     func enqueue(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
@@ -354,12 +242,18 @@ final class HTTPConnection {
         outputBytes += bytes.count
     }
 
-    func flush(loop: IOLoop) {
-        while !isClosed {
+    private func flush(loop: IOLoop) -> Event {
+        var progressed = false
+        var blocked: Event { .flushed(.blocked(unsent: outputBytes, file: fileBody != nil), progressed: progressed) }
+        while true {
             if output.isEmpty {
                 guard fileBody != nil else { break }
-                if sendFileBody(loop: loop) { continue }
-                return
+                switch sendFileBody(loop: loop) {
+                case .bytes: progressed = true
+                case .wouldBlock: return blocked
+                case .closed, .failed: return .flushed(.failed, progressed: progressed)
+                }
+                continue
             }
             let result = if let tls {
                 tls.write(output[...], firstOffset: outputOffset, to: socket)
@@ -368,6 +262,7 @@ final class HTTPConnection {
             }
             switch result {
             case var .bytes(written):
+                progressed = true
                 outputBytes -= written
                 webSocket?.wrote(written)
                 while written > 0 {
@@ -381,122 +276,58 @@ final class HTTPConnection {
                         written = 0
                     }
                 }
-                writeDeadline = 0
-            case .wouldBlock:
-                if writeDeadline == 0 { writeDeadline = loop.now &+ loop.idleTimeout }
-                return
-            case .closed, .failed:
-                loop.close(self)
-                return
+            case .wouldBlock: return blocked
+            case .closed, .failed: return .flushed(.failed, progressed: progressed)
             }
         }
-        if let tls, !isClosed {
-            switch tls.flush(to: socket) {
-            case .wouldBlock:
-                if writeDeadline == 0 { writeDeadline = loop.now &+ loop.idleTimeout }
-                return
-            case .closed, .failed:
-                loop.close(self)
-                return
-            case .bytes:
-                break
-            }
-        }
-        writeDeadline = 0
-        if !isClosed, closeWhenFlushed, !awaitingWorker { beginLingeringClose(loop: loop) }
-    }
-
-    /// Half-closes and drains input for a bounded time, so the peer reads our last response before EOF.
-    private func beginLingeringClose(loop: IOLoop) {
-        guard phase != .lingering else { return }
-        if peerClosed {
-            loop.close(self)
-            return
-        }
-        tls?.shutdown(to: socket)
-        socket.shutdownWrite()
-        phase = .lingering
-        deadline = loop.now &+ Self.lingerNanoseconds
-        // Input still buffered is discarded by the next read; the peer's FIN raises a new edge.
-    }
-
-    // MARK: Phases and timeouts
-
-    /// Moves to the phase the parser and queues imply; a deadline starts when its phase begins.
-    func settle(loop: IOLoop) {
-        guard !isClosed, phase != .lingering, phase != .handshaking, phase != .webSocket else { return }
-        if awaitingWorker, bodyStream != nil {
-            // Streaming: the body timeout measures silence, and not while we hold the client back.
-            phase = .readingBody
-            deadline = bodyStreamPaused ? 0 : loop.now &+ loop.bodyReadTimeout
-        } else if awaitingWorker {
-            phase = .responding
-            deadline = 0
-        } else if parser.isAwaitingHead {
-            if !pending.isEmpty {
-                if phase != .readingHead {
-                    phase = .readingHead
-                    deadline = loop.now &+ loop.headerReadTimeout
-                }
-            } else if phase != .idle, phase != .readingHead || receivedAny {
-                phase = .idle
-                deadline = loop.now &+ loop.idleTimeout
-            }
-            if loop.isDraining, isIdle { loop.close(self) }
-        } else if phase != .readingBody {
-            phase = .readingBody
-            deadline = loop.now &+ loop.bodyReadTimeout
+        switch tls?.flush(to: socket) {
+        case .wouldBlock?: return blocked
+        case .closed?, .failed?: return .flushed(.failed, progressed: progressed)
+        case .bytes?, nil: return .flushed(.drained, progressed: progressed)
         }
     }
 
-    /// Called by the loop's periodic sweep.
-    func checkTimeouts(loop: IOLoop) {
-        let now = loop.now
-        if writeDeadline != 0, now >= writeDeadline {
-            loop.close(self)
-            return
-        }
-        if phase == .webSocket {
-            checkWebSocketTimers(loop: loop)
-            return
-        }
-        guard deadline != 0, now >= deadline else { return }
-        // A response still being written is governed by the write deadline alone.
-        if phase == .idle, !output.isEmpty || fileBody != nil { return }
-        switch phase {
-        case .handshaking, .idle, .lingering, .responding, .webSocket:
-            loop.close(self)
-        case .readingHead where pending.isEmpty:
-            // Connected but never sent a byte of this request.
-            loop.close(self)
-        case .readingHead, .readingBody:
-            deadline = 0
-            head = nil
-            abortBodyStream(.timedOut)
-            send(
-                .error(status: 408, error: "RequestTimeout", message: "request not received in time"),
-                method: .get, version: .http1_1, keepAlive: false, loop: loop
-            )
-            flush(loop: loop)
-        }
-    }
-
-    /// Graceful shutdown: idle connections close now, busy ones after their current response.
-    func beginDraining(loop: IOLoop) {
-        if webSocket != nil {
-            startWebSocketClose(.goingAway, reason: "server shutting down", loop: loop)
-            return
-        }
-        if isIdle || phase == .handshaking || (phase == .readingHead && pending.isEmpty && output.isEmpty) {
-            loop.close(self)
-        }
-    }
+    // MARK: Closing
 
     func markClosed(loop: IOLoop) {
         isClosed = true
+        timer = nil
         bodyStream?.fail(.clientDisconnected)
         bodyStream = nil
         fileBody = nil
-        if let webSocket { webSocket.finish(loop: loop) }
+        held.removeAll()
+        if let webSocket { webSocket.finish(code: machine.webSocket?.closeCode ?? .abnormalClosure, loop: loop) }
+    }
+}
+
+/// Input read but not yet parsed, kept between reads; consumed from the front without copying.
+struct HeldInput {
+    private var bytes: [UInt8] = []
+    private var start = 0
+
+    var isEmpty: Bool { start == bytes.count }
+    var count: Int { bytes.count - start }
+
+    mutating func append(_ more: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: more)
+    }
+
+    mutating func removeFirst(_ count: Int) {
+        start += count
+        if start >= bytes.count {
+            removeAll()
+        } else if start >= 64 * 1024, start * 2 >= bytes.count {
+            bytes.removeFirst(start)
+            start = 0
+        }
+    }
+
+    mutating func removeAll() {
+        bytes = []
+        start = 0
+    }
+
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start...])) }
     }
 }

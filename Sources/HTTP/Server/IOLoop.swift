@@ -17,10 +17,8 @@ final class IOLoop {
     private(set) var now: UInt64 = 0
     private(set) var isDraining = false
 
-    let headerReadTimeout: UInt64
-    let bodyReadTimeout: UInt64
-    let idleTimeout: UInt64
-    let handshakeTimeout: UInt64
+    /// Timeouts and limits every connection's state machine runs under.
+    let limits: HTTPConnectionMachine.Limits
     private let sweepInterval: UInt64
 
     let handle: IOLoopHandle
@@ -38,12 +36,10 @@ final class IOLoop {
         self.shared = shared
         configuration = shared.configuration
         responder = shared.responder
-        headerReadTimeout = MonotonicClock.nanoseconds(configuration.headerReadTimeout)
-        bodyReadTimeout = MonotonicClock.nanoseconds(configuration.bodyReadTimeout)
-        idleTimeout = MonotonicClock.nanoseconds(configuration.idleTimeout)
-        handshakeTimeout = MonotonicClock.nanoseconds(configuration.tls?.handshakeTimeout ?? 0)
+        limits = HTTPConnectionMachine.Limits(configuration: configuration)
         // Sweep for expired deadlines often enough that the shortest timeout fires within ~25% of itself.
-        let shortest: UInt64 = [headerReadTimeout, bodyReadTimeout, idleTimeout, handshakeTimeout].filter { $0 > 0 }.min() ?? 1_000_000_000
+        let timeouts = [limits.http.header, limits.http.body, limits.http.idle, limits.transport.handshakeTimeout]
+        let shortest: UInt64 = timeouts.filter { $0 > 0 }.min() ?? 1_000_000_000
         sweepInterval = Swift.min(Swift.max(shortest / 4, 5_000_000), 250_000_000)
     }
 
@@ -114,7 +110,7 @@ final class IOLoop {
             let connection = HTTPConnection(
                 socket: socket, tls: tls, serial: nextSerial, remoteAddress: remoteAddress,
                 parser: HTTPRequestParser(maxHeaderBytes: configuration.maxHeaderBytes, maxBodySize: configuration.defaultMaxBodySize),
-                headerDeadline: now &+ (tls == nil ? headerReadTimeout : handshakeTimeout)
+                limits: limits, now: now
             )
             nextSerial &+= 1
             let fd = Int(socket.descriptor)
@@ -178,16 +174,26 @@ final class IOLoop {
         let descriptor = connection.socket.descriptor
         let serial = connection.serial
         shared.workers.submit {
-            let payload = Self.decideUpgrade(request, key: key, responder: responder)
+            let payload: Completion.Payload = switch Self.decideUpgrade(request, responder: responder) {
+            case let .accept(handler, headers): .webSocketAccepted(handler, headers: headers, key: key)
+            case let .respond(response): .response(response)
+            }
             handle.post(Completion(descriptor: descriptor, serial: serial, payload: payload))
         }
     }
 
-    static func decideUpgrade(_ request: HTTPRequest, key: String, responder: any HTTPResponder) -> Completion.Payload {
+    enum UpgradeDecision {
+        case accept(any WebSocketHandler, headers: HTTPHeaders)
+        case respond(HTTPResponse)
+    }
+
+    /// The responder's answer to a valid WebSocket handshake: accept, refuse, or answer it as an
+    /// ordinary request.
+    static func decideUpgrade(_ request: HTTPRequest, responder: any HTTPResponder) -> UpgradeDecision {
         switch responder.webSocketUpgrade(for: request) {
-        case let .accept(handler, headers)?: .webSocketAccepted(handler, headers: headers, key: key)
-        case let .reject(response)?: .response(response)
-        case nil: .response(responder.respond(to: request))
+        case let .accept(handler, headers)?: .accept(handler, headers: headers)
+        case let .reject(response)?: .respond(response)
+        case nil: .respond(responder.respond(to: request))
         }
     }
 
@@ -202,7 +208,7 @@ final class IOLoop {
             case let .webSocketAccepted(handler, headers, key):
                 connection.deliverUpgrade(handler, headers: headers, key: key, loop: self)
             case let .webSocket(outbound):
-                connection.webSocketOutbound(outbound, loop: self)
+                connection.run(.outbound(HTTPConnectionMachine.WebSocketOutboundEvent(outbound)), loop: self)
             case .resumeBody:
                 connection.resumeBodyStream(loop: self)
             }
@@ -244,6 +250,36 @@ final class IOLoop {
         try epoll.add(wakeup.descriptor, events: Epoll.readable, data: wakeupToken)
         if let listener {
             try epoll.add(listener.descriptor, events: Epoll.readable | (shared ? Epoll.exclusive : 0), data: listenerToken)
+        }
+    }
+}
+
+extension HTTPConnectionMachine.Limits {
+    init(configuration: HTTPServerConfiguration) {
+        let idle = MonotonicClock.nanoseconds(configuration.idleTimeout)
+        self.init(
+            transport: ConnectionTransport.Limits(
+                writeTimeout: idle, handshakeTimeout: MonotonicClock.nanoseconds(configuration.tls?.handshakeTimeout ?? 0)
+            ),
+            http: HTTP1Exchange.Timeouts(
+                header: MonotonicClock.nanoseconds(configuration.headerReadTimeout),
+                body: MonotonicClock.nanoseconds(configuration.bodyReadTimeout), idle: idle
+            ),
+            webSocket: WebSocketControl.Timers(
+                pingInterval: MonotonicClock.nanoseconds(configuration.webSocket.pingInterval),
+                pongTimeout: MonotonicClock.nanoseconds(configuration.webSocket.pongTimeout),
+                closeTimeout: MonotonicClock.nanoseconds(configuration.webSocket.closeTimeout)
+            )
+        )
+    }
+}
+
+extension HTTPConnectionMachine.WebSocketOutboundEvent {
+    init(_ outbound: WebSocketOutbound) {
+        switch outbound {
+        case let .frame(bytes): self = .frame(bytes)
+        case let .close(code, reason): self = .close(code, reason: reason)
+        case .overflow: self = .overflow
         }
     }
 }
