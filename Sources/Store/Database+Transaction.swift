@@ -31,3 +31,30 @@ extension Database {
         }
     }
 }
+
+extension Database {
+    /// `statements` as one transaction in one round trip (`PGConnection.pipelinedTransaction`),
+    /// retried like `transaction(isolation:maxRetries:_:)` after a serialization failure or
+    /// deadlock, and started once more on a fresh connection if the pooled one had been closed.
+    public func pipelinedTransaction(_ statements: [PGStatement], isolation: IsolationLevel = .readCommitted,
+                                     maxRetries: Int = 5) throws(StoreError) -> [[PGRow]] {
+        let backoff = RetryBackoff()
+        var generator = SystemRandomNumberGenerator()
+        var retries = 0
+        var restartedAfterDisconnect = false
+        while true {
+            let connection = try checkout()
+            do throws(StoreError) {
+                defer { checkin(connection) }
+                return try connection.pipelinedTransaction(statements, isolation: isolation)
+            } catch where error.isTransient && retries < maxRetries {
+                retries += 1
+                Thread.sleep(forTimeInterval: backoff.delay(attempt: retries, using: &generator))
+            } catch {
+                // Nothing reached the server if the idle connection was already gone: try once more.
+                guard case .unavailable = error, !restartedAfterDisconnect, !connection.sentPipeline else { throw error }
+                restartedAfterDisconnect = true
+            }
+        }
+    }
+}

@@ -24,6 +24,7 @@ extension DeliveryStoreError {
             return XRPCError(413, "QuotaExceeded", "the upload would exceed the blob quota (\(used) of \(quota) bytes used)")
         case .invalidAttachment(let message): return XRPCError(400, "InvalidAttachment", message)
         case .invalidArgument(let message): return .invalidRequest(message)
+        case .tokenReplayed: return XRPCError(401, "BadJwt", "replayed token", headers: [("WWW-Authenticate", "Bearer")])
         case .database: return nil
         }
     }
