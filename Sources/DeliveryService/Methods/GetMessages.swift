@@ -12,7 +12,7 @@ enum GetMessages {
         XRPCMethod("blue.catbird.mls.getMessages", .query) { context in
             let parameters = context.parameters
             let convoID = try InputValidation.convoID(try parameters.requiredString("convoId"))
-            _ = try env.convo(convoID, memberDID: try context.verifiedCaller)
+            let caller = try context.verifiedCaller
             let kind: MessageKind?
             switch parameters.string("type") ?? "all" {
             case "all": kind = nil
@@ -29,7 +29,8 @@ enum GetMessages {
             let limit = try parameters.limit()
             let query = MessageQuery(sinceSeq: Int64(try parameters.int("sinceSeq", in: 0...Int.max) ?? 0), limit: limit,
                                      fromEpoch: fromEpoch, toEpoch: toEpoch, kind: kind)
-            let page = try env.store.messages(convoID: convoID, query)
+            // One statement: conversation, membership and page (404 ConvoNotFound, 403 NotMember).
+            let page = try env.store.messages(convoID: convoID, member: caller.rawValue, query)
             let last = page.messages.last?.seq
             return .json(Output(messages: page.messages.map(MessageView.init), lastSeq: page.lastSeq,
                                 cursor: page.messages.count == limit ? last.map(String.init) : nil))

@@ -45,7 +45,10 @@ public final class DeliveryServiceApp: Sendable {
                                  extraSteps: [BlobRetention(reclaimer: reclaimer, now: { Date() }),
                                               BlobFileSweep(reclaimer: reclaimer, now: { Date() })])
         let limits = try configuration.limits.applying(environment: configuration.environment)
-        let environment = MethodEnvironment(store: store, log: log, limits: limits, blobs: blobs)
+        let batching = try MessageBatchSettings.fromEnvironment(configuration.environment)
+        let environment = MethodEnvironment(store: store, log: log, limits: limits, blobs: blobs,
+                                            messages: MessageBatcher(store: store, lanes: batching.lanes,
+                                                                     maxBatch: batching.maxBatch))
         let events = try EventService(store: store, settings: try .fromEnvironment(configuration.environment),
                                       serviceEndpoint: configuration.serviceEndpoint, log: log)
         self.events = events
@@ -67,7 +70,10 @@ public final class DeliveryServiceApp: Sendable {
             log: log, rateLimits: rateLimits, metrics: metrics,
             webSocketRoutes: [EventService.subscribeNSID: { request, authenticate in
                 try events.upgrade(request, authenticate: authenticate)
-            }])
+            }],
+            deferredReplayAuth: DeferredReplayAuth(
+                verify: { header, nsid throws(AuthError) in try verifier.verifyDeferringReplay(authorization: header, lexiconMethod: nsid) },
+                record: { claim throws(AuthError) in try verifier.record(claim) }))
         var httpConfiguration = HTTPServerConfiguration()
         httpConfiguration.host = configuration.host
         httpConfiguration.port = configuration.port

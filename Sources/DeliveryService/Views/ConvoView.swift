@@ -19,6 +19,10 @@ struct ConvoView: Codable, Sendable {
     var metadata: Metadata?
 
     init(_ convo: ConvoState, members: [MemberRow]) {
+        self.init(convo.header, members: members)
+    }
+
+    init(_ convo: ConvoHeader, members: [MemberRow]) {
         id = convo.convoID
         groupId = convo.convoID
         creator = convo.creatorDID

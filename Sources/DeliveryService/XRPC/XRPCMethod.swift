@@ -10,6 +10,9 @@ public struct XRPCContext: Sendable {
     /// The caller's DID, verified by service auth. Nil only for methods that need no auth.
     public let caller: DID?
 
+    /// Set for methods with `recordsReplayInHandler`: the token to record in the handler's transaction.
+    public var deferredReplay: DeferredReplay? = nil
+
     /// The verified caller; only methods declared `auth: .required` are routed with one.
     public var verifiedCaller: DID {
         get throws(XRPCError) {
@@ -49,6 +52,8 @@ public struct XRPCMethod: Sendable {
     public let handler: @Sendable (XRPCContext) throws -> XRPCOutput
     /// Set for methods whose body is streamed to them instead of buffered (see XRPCRouter+Streaming).
     public var streamedBody: XRPCStreamedBody? = nil
+    /// The handler records the token's replay check in its own transaction (`DeferredReplay`).
+    public var recordsReplayInHandler = false
 
     public init(_ nsid: String, _ kind: Kind, auth: Auth = .required, maxBodySize: Int = 1 << 20,
                 mayBlock: Bool = true, handler: @escaping @Sendable (XRPCContext) throws -> XRPCOutput) {

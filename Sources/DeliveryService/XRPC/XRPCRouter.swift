@@ -16,6 +16,7 @@ public final class XRPCRouter: HTTPResponder {
     private let limitClasses: [String: RateLimitClass]
     private let plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse]
     let authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?
+    let deferredReplayAuth: DeferredReplayAuth?
     let log: Log
     let rateLimits: RateLimits?
     let metrics: ServiceMetrics?
@@ -35,7 +36,8 @@ public final class XRPCRouter: HTTPResponder {
     /// - Parameter rateLimits: nil serves without limits.
     public init(methods: [XRPCMethod], plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse] = [:],
                 authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?, log: Log,
-                rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil, webSocketRoutes: [String: WebSocketRoute] = [:]) {
+                rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil, webSocketRoutes: [String: WebSocketRoute] = [:],
+                deferredReplayAuth: DeferredReplayAuth? = nil) {
         var table: [String: XRPCMethod] = [:]
         for method in methods {
             precondition(table[method.nsid] == nil, "duplicate XRPC method \(method.nsid)")
@@ -46,6 +48,7 @@ public final class XRPCRouter: HTTPResponder {
         limitClasses = table.mapValues { RateLimitClass(nsid: $0.nsid) }
         self.plainRoutes = plainRoutes
         self.authenticate = authenticate
+        self.deferredReplayAuth = deferredReplayAuth
         self.log = log
         self.rateLimits = rateLimits
         self.metrics = metrics
@@ -130,18 +133,47 @@ public final class XRPCRouter: HTTPResponder {
         guard request.method == expected || (expected == .get && request.method == .head) else {
             return Outcome(XRPCError(405, "InvalidRequest", "\(method.nsid) takes \(expected.rawValue)"))
         }
+        var deferred: DeferredReplay?
+        let outcome = runMethod(method, request: request, body: body, requestID: requestID, deferred: &deferred)
+        // A token whose handler did not record it (it failed before its transaction committed) is
+        // recorded now, and a replay answers 401 whatever the handler said.
+        guard let deferred, !deferred.isSettled, let deferredReplayAuth else { return outcome }
+        do throws(AuthError) {
+            try deferredReplayAuth.record(deferred.claim)
+            return outcome
+        } catch {
+            return authFailure(error)
+        }
+    }
+
+    private func authFailure(_ error: AuthError) -> Outcome {
+        metrics?.authFailures.increment(error.name)
+        var headers = [("WWW-Authenticate", "Bearer")]
+        if error.status == 503 { headers = [("Retry-After", "1")] }
+        return Outcome(XRPCError(error.status, error.name, error.message, headers: headers))
+    }
+
+    private func runMethod(_ method: XRPCMethod, request: HTTPRequest, body: XRPCBodyReader?, requestID: String,
+                           deferred: inout DeferredReplay?) -> Outcome {
         var caller: DID?
         do {
             if method.auth == .required {
-                guard let authenticate else { throw XRPCError(401, "AuthenticationRequired", "authentication required") }
-                caller = try authenticate(request.headers["Authorization"], method.nsid)
+                if method.recordsReplayInHandler, let deferredReplayAuth {
+                    let claim = try deferredReplayAuth.verify(request.headers["Authorization"], method.nsid)
+                    deferred = DeferredReplay(claim)
+                    caller = claim.did
+                } else {
+                    guard let authenticate else { throw XRPCError(401, "AuthenticationRequired", "authentication required") }
+                    caller = try authenticate(request.headers["Authorization"], method.nsid)
+                }
             }
             if let rateLimits, let caller, let kind = limitClasses[method.nsid],
                case .limited(let retryAfter) = rateLimits.checkDID(caller.rawValue, class: kind) {
                 metrics?.recordRateLimited(scope: kind.rawValue)
                 throw XRPCError.rateLimited(retryAfter: retryAfter)
             }
-            let context = XRPCContext(request: request, nsid: method.nsid, requestID: requestID, caller: caller)
+            var context = XRPCContext(request: request, nsid: method.nsid, requestID: requestID, caller: caller)
+            context.deferredReplay = deferred
             let output = if let streamed = method.streamedBody {
                 try streamed.handler(context, body ?? XRPCBodyReader(bytes: request.body))
             } else {
@@ -154,10 +186,7 @@ public final class XRPCRouter: HTTPResponder {
             if error.status == 401 { metrics?.authFailures.increment(error.name) }
             return Outcome(error, caller: caller)
         } catch let error as AuthError {
-            metrics?.authFailures.increment(error.name)
-            var headers = [("WWW-Authenticate", "Bearer")]
-            if error.status == 503 { headers = [("Retry-After", "1")] }
-            return Outcome(XRPCError(error.status, error.name, error.message, headers: headers))
+            return authFailure(error)
         } catch let error as StoreError {
             return Outcome(storeFailure(error, requestID: requestID, nsid: method.nsid), caller: caller)
         } catch let error as DeliveryStoreError {
