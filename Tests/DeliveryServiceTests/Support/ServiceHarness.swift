@@ -26,8 +26,9 @@ final class ServiceHarness {
 
     var baseURL: String { "http://127.0.0.1:\(app.port)" }
 
-    init(environment extra: [String: String] = [:]) throws {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+    /// - Parameter server: the PostgreSQL server to create the database on; DATABASE_URL's by default.
+    init(environment extra: [String: String] = [:], server: String? = nil) throws {
+        guard let url = server ?? ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
             throw XCTestError(.failureWhileWaiting, userInfo: ["reason": "DATABASE_URL is not set: run the tests through `make test`"])
         }
         adminURL = url
