@@ -13,7 +13,9 @@
 # whatever the scheduler can keep free of it; on 2 cores the server and PostgreSQL share both.
 # Knobs: BENCH_SEND_REQUESTS (tokens per sendMessage run, 100000), BENCH_READ_REQUESTS (tokens per
 # read run, 40000), BENCH_KEY_PACKAGES (25000), BENCH_EVENT_MESSAGES (messages of the steady events
-# run, 500), BENCH_WRK_CPU (core for wrk, default the last).
+# run, 500), BENCH_WRK_CPU (core for wrk, default the last), BENCH_PROFILE_DIR (perf record the
+# server and PostgreSQL during each sendMessage and read run into DIR/<run>[.postgres].perf.data,
+# with pg_waldump's WAL statistics by record type in DIR/<run>.waldump.txt; needs linux-perf).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -79,12 +81,14 @@ versus() { # our req/s, anchor req/s → "1.23×"
 }
 
 # CPU accounting from /proc (proc(5)): utime + stime ticks per process, PostgreSQL being the
-# postmaster and all its children (backends, WAL writer, checkpointer…).
+# postmaster and all its children (backends, WAL writer, checkpointer…); the postmaster's cutime +
+# cstime hold what its exited children (e.g. pgbench's backends) used.
 hz=$(getconf CLK_TCK)
 postmaster=$(head -n 1 "$dir/pg/pgdata/postmaster.pid")
 pg_pids() { echo "$postmaster" $(pgrep -P "$postmaster"); }
 ticks_of() { # pid → ticks, empty if gone
-  [ -r "/proc/$1/stat" ] && sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'
+  [ -r "/proc/$1/stat" ] && sed 's/.*) //' "/proc/$1/stat" 2>/dev/null \
+    | awk -v reaped=$(( $1 == postmaster )) '{print $12 + $13 + reaped * ($14 + $15)}'
 }
 declare -A before_ticks
 snapshot() { # records every watched process's ticks, the box's busy and total ticks, WAL and messages
@@ -94,6 +98,7 @@ snapshot() { # records every watched process's ticks, the box's busy and total t
   read -r box_busy0 box_total0 < <(awk '/^cpu / {print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
   wal0=$(sql "SELECT pg_current_wal_lsn()")
   stored0=$(sql "SELECT count(*) FROM messages")
+  time0=$(sql "SELECT clock_timestamp()")
 }
 delta_ticks() { # pids… → ticks used since the snapshot (a process born since counts whole)
   local sum=0 pid t
@@ -118,8 +123,8 @@ cpu_report() { # count, seconds, client name
   awk -v n="$1" -v s="$2" -v hz="$hz" -v server="$server" -v pg="$pg" -v client="$client" -v wal="$wal" \
       -v busy=$((box_busy1 - box_busy0)) -v total=$((box_total1 - box_total0)) -v cores="$(nproc)" -v who="$3" 'BEGIN {
     if (n <= 0) { print "    (no request completed)"; exit }
-    printf "    per request: server %.0f µs CPU, PostgreSQL %.0f µs, %s %.0f µs; WAL %.0f B\n",
-      server / hz / n * 1e6, pg / hz / n * 1e6, who, client / n * 1e6, wal / n
+    printf "    per %s: server %.0f µs CPU, PostgreSQL %.0f µs, %s %.0f µs; WAL %.0f B\n",
+      (who == "pgbench" ? "transaction" : "request"), server / hz / n * 1e6, pg / hz / n * 1e6, who, client / n * 1e6, wal / n
     other = busy / hz - server / hz - pg / hz - client
     if (other < 0) other = 0
     printf "    cores busy over %.0f s: server %.2f, PostgreSQL %.2f, %s %.2f, everything else %.2f (of %d)\n",
@@ -205,21 +210,47 @@ $bin/ds-bench prepare --server "$base" --audience "$service_did" --plc-dir "$dir
   --send-requests "${BENCH_SEND_REQUESTS:-100000}" --read-requests "${BENCH_READ_REQUESTS:-40000}" \
   --key-packages "${BENCH_KEY_PACKAGES:-25000}" | sed 's/^/  /'
 xrpc="$base/xrpc/blue.catbird.mls"
+perf_pid=""
+profile_name=""
+profile() { # name: with BENCH_PROFILE_DIR, records the server and PostgreSQL over the next 10 s
+  [ -n "${BENCH_PROFILE_DIR:-}" ] || return 0
+  mkdir -p "$BENCH_PROFILE_DIR"
+  profile_name=$1
+  perf record -F 499 -g -p "$server_pid" -o "$BENCH_PROFILE_DIR/$1.perf.data" -- sleep 10 >/dev/null 2>&1 &
+  perf_pid=$!
+  perf record -F 499 -g -p "$(pg_pids | tr ' ' ',')" -o "$BENCH_PROFILE_DIR/$1.postgres.perf.data" -- sleep 10 \
+    >/dev/null 2>&1 &
+  perf_pg_pid=$!
+}
+profiled() { # waits for the recordings; adds the WAL written since the snapshot, by record type
+  [ -n "$perf_pid" ] || return 0
+  wait "$perf_pid" "$perf_pg_pid" || true
+  "$pgbin/pg_waldump" -p "$dir/pg/pgdata/pg_wal" -s "$wal0" -e "$(sql "SELECT pg_current_wal_lsn()")" --stats=record \
+    >"$BENCH_PROFILE_DIR/$profile_name.waldump.txt" 2>&1 || true
+  perf_pid=""
+}
 send_run() { # name, data file, note
+  profile "${2%.txt}"
   snapshot
   out=$(timed load_pinned -s Benchmarks/wrk/xrpc-data.lua "$xrpc.sendMessage" -- 1 send "$dir/load/$2" "$dir/load/send-bodies.txt")
   local stored
   stored=$(( $(sql "SELECT count(*) FROM messages") - stored0 ))
+  # A batch stamps its messages with one clock reading: distinct created_at values count batches.
+  batches=$(sql "SELECT count(DISTINCT created_at) FROM messages WHERE created_at > '$time0'")
   summarise "$1" "$out" "| $(versus "$(rate "$out")" "$tps") pgbench$3"
+  awk -v n="$stored" -v b="$batches" 'BEGIN { if (b > 0) printf "    %d messages stored in %d transactions (%.1f per batch)\n", n, b, n / b }'
   cpu_report "$stored" 10 wrk
+  profiled
 }
 send_run "sendMessage 1 KB, 16 convos" send-spread.txt ""
 send_run "sendMessage 1 KB, 1 convo" send-hot.txt " (all 64 connections in one group)"
 read_run() { # name, data file
+  profile "${3%.txt}"
   snapshot
   out=$(timed load_pinned -s Benchmarks/wrk/xrpc-data.lua "$2" -- 1 get "$dir/load/$3")
   summarise "$1" "$out"
   cpu_report "$(completed "$out")" 10 wrk
+  profiled
 }
 read_run "getMessages, 100 × 1 KB" "$base" get-messages.txt
 read_run "getConvos (16 convos × 16)" "$base" get-convos.txt
