@@ -163,13 +163,17 @@ extension DeliveryStore {
         ),
         checked AS (
             SELECT i.*, c.epoch AS current_epoch, c.last_seq, c.last_event_seq,
-                   i.iss IS NULL OR EXISTS (SELECT 1 FROM replay r WHERE r.iss = i.iss AND r.jti = i.jti) AS fresh,
-                   EXISTS (SELECT 1 FROM members m
-                           WHERE m.convo_id = i.convo_id AND m.did = i.sender AND m.left_at IS NULL) AS member,
+                   i.iss IS NULL OR r.jti IS NOT NULL AS fresh, m.member IS NOT NULL AS member,
                    e.seq AS first_seq, e.created_at AS first_at, e.epoch AS first_epoch, e.sender_did AS first_sender
             FROM input i
-            LEFT JOIN convos c ON c.convo_id = i.convo_id
-            LEFT JOIN messages e ON e.convo_id = i.convo_id AND e.msg_id = i.msg_id
+            LEFT JOIN replay r ON r.iss = i.iss AND r.jti = i.jti
+            -- Lateral lookups: one index probe per message, whatever the tables' sizes.
+            LEFT JOIN LATERAL (SELECT epoch, last_seq, last_event_seq FROM convos
+                               WHERE convo_id = i.convo_id) c ON true
+            LEFT JOIN LATERAL (SELECT true AS member FROM members
+                               WHERE did = i.sender AND convo_id = i.convo_id AND left_at IS NULL LIMIT 1) m ON true
+            LEFT JOIN LATERAL (SELECT seq, created_at, epoch, sender_did FROM messages
+                               WHERE convo_id = i.convo_id AND msg_id = i.msg_id) e ON true
         ),
         outcome AS (
             SELECT *, CASE
