@@ -1,19 +1,38 @@
 import Foundation
 import Store
 
-/// The hot reads, each one statement on a pooled connection (autocommit): one round trip, one
-/// snapshot, the membership check included.
+/// The hot reads, each one statement (one snapshot, the membership check included) and, with the
+/// request's token, its replay record: one round trip for both.
 extension DeliveryStore {
+    /// Runs `statement`; with `replay`, first remembers the token in the same round trip (a
+    /// pipeline: BEGIN, the replay record committed asynchronously as `PostgresReplayStore` does,
+    /// the read, COMMIT). A replayed token throws `tokenReplayed` and the rows are dropped unread.
+    /// `recorded` is called once the token's use is committed, before any domain error is thrown.
+    func read(_ statement: PGStatement, replay: ReplayRecord?, recorded: () -> Void) throws(DeliveryStoreError) -> [PGRow] {
+        guard let replay else { return try guarded { try database.query(statement.sql, statement.parameters) } }
+        let results = try guarded {
+            try database.pipelinedTransaction([
+                // A lost replay record can only matter within the token's 60 s, after a crash.
+                PGStatement("SELECT set_config('synchronous_commit', 'off', true)"),
+                PGStatement(ReplayRecord.insertSQL, [replay.iss, replay.jti, replay.until]),
+                statement,
+            ])
+        }
+        recorded()
+        guard !results[1].isEmpty else { throw .tokenReplayed }
+        return results[2]
+    }
+
     /// The conversations `did` is a current member of, most recently active first (last message,
     /// else creation), with their current members. `cursor` continues after a previous page;
     /// `invalidCursor` for one this store did not produce.
-    public func listConvos(for did: String, limit: Int = 50, cursor: String? = nil) throws(DeliveryStoreError) -> ConvoPage {
+    public func listConvos(for did: String, limit: Int = 50, cursor: String? = nil, replay: ReplayRecord? = nil,
+                           recorded: () -> Void = {}) throws(DeliveryStoreError) -> ConvoPage {
         guard limit >= 1, limit <= 1000 else { throw .invalidArgument("limit 1…1000") }
         let after = try cursor.map { text throws(DeliveryStoreError) in try ConvoCursor(parsing: text) }
-        return try guarded {
-            // One row per (conversation, current member); the extra conversation only says whether
-            // another page follows.
-            let rows = try database.query("""
+        // One row per (conversation, current member); the extra conversation only says whether
+        // another page follows.
+        let rows = try read(PGStatement("""
                 WITH page AS (
                     SELECT c.convo_id, c.cipher_suite, c.epoch, c.creator_did, c.name, c.description, c.created_at,
                            c.last_message_at, c.last_seq, coalesce(c.last_message_at, c.created_at) AS activity
@@ -30,7 +49,8 @@ extension DeliveryStore {
                        m.left_at, m.left_epoch, m.left_reason
                 FROM page p LEFT JOIN members m ON m.convo_id = p.convo_id AND m.left_at IS NULL
                 ORDER BY p.activity DESC, p.convo_id DESC, m.leaf_index
-                """, [did, after?.activityMicros, after?.convoID, Int64(limit + 1)])
+                """, [did, after?.activityMicros, after?.convoID, Int64(limit + 1)]), replay: replay, recorded: recorded)
+        return try guarded {
             var listings: [ConvoListing] = []
             var lastActivity: Int64 = 0
             var more = false
@@ -53,10 +73,10 @@ extension DeliveryStore {
 
     /// `messages(convoID:_:)` for a caller who must be a current member: `convoNotFound`, then
     /// `notMember`, then the page, all from one snapshot.
-    public func messages(convoID: String, member did: String, _ query: MessageQuery) throws(DeliveryStoreError) -> MessagePage {
+    public func messages(convoID: String, member did: String, _ query: MessageQuery, replay: ReplayRecord? = nil,
+                         recorded: () -> Void = {}) throws(DeliveryStoreError) -> MessagePage {
         guard query.limit >= 1, query.limit <= 1000 else { throw .invalidArgument("limit 1…1000") }
-        return try guarded {
-            let rows = try database.query("""
+        let rows = try read(PGStatement("""
                 WITH c AS (SELECT last_seq FROM convos WHERE convo_id = $1),
                      m AS (SELECT EXISTS (SELECT 1 FROM members
                                           WHERE convo_id = $1 AND did = $7 AND left_at IS NULL) AS member)
@@ -70,7 +90,9 @@ extension DeliveryStore {
                     ORDER BY seq LIMIT $6
                 ) x ON true
                 ORDER BY x.seq
-                """, [convoID, query.sinceSeq, query.fromEpoch, query.toEpoch, query.kind?.rawValue, Int64(query.limit), did])
+                """, [convoID, query.sinceSeq, query.fromEpoch, query.toEpoch, query.kind?.rawValue, Int64(query.limit), did]),
+            replay: replay, recorded: recorded)
+        return try guarded {
             guard let first = rows.first else { throw DeliveryStoreError.convoNotFound }
             guard try first.bool("member") else { throw DeliveryStoreError.notMember }
             let messages = try rows.filter { try !$0.isNull("seq") }.map(MessageRow.init(row:))

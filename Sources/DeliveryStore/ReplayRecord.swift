@@ -15,6 +15,14 @@ public struct ReplayRecord: Sendable, Hashable {
         self.until = until
     }
 
+    /// Inserts the pair; one row back when it is fresh, none for a replay.
+    static let insertSQL = """
+        INSERT INTO auth_replay AS r (iss, jti, expires_at) VALUES ($1, $2, $3)
+        ON CONFLICT (iss, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at
+        WHERE r.expires_at < clock_timestamp()
+        RETURNING 1 AS fresh
+        """
+
     /// The pair without its deadline: two records with the same key are the same token.
     var key: [String] { [iss, jti] }
 }
@@ -24,11 +32,7 @@ extension DeliveryTransaction {
     /// has not expired (a row past its deadline is taken over, as the cleanup would have deleted it).
     public func recordReplay(_ record: ReplayRecord) throws(DeliveryStoreError) {
         let fresh = try guarded {
-            try connection.execute("""
-                INSERT INTO auth_replay AS r (iss, jti, expires_at) VALUES ($1, $2, $3)
-                ON CONFLICT (iss, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at
-                WHERE r.expires_at < clock_timestamp()
-                """, [record.iss, record.jti, record.until])
+            try connection.execute(ReplayRecord.insertSQL, [record.iss, record.jti, record.until])
         }
         guard fresh == 1 else { throw .tokenReplayed }
     }

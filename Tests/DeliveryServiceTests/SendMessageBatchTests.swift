@@ -62,6 +62,30 @@ final class SendMessageBatchTests: ServiceTestCase {
         XCTAssertEqual(try flow.send(alice, convo, "still fine").status, 200)
     }
 
+    func test_readTokens_areUsedUpWithTheirRead_whateverItAnswers() throws {
+        let flow = ChatFlow(service: try service)
+        let alice = flow.user(), mallory = flow.user()
+        let convo = try flow.createConvo(alice, with: [])
+        try flow.send(alice, convo, "hi")
+        func get(_ nsid: String, _ user: MLSTestUser, token: String, _ query: [(String, String)]) throws -> ServiceHarness.Reply {
+            try service.call(nsid, query: query, headers: [("Authorization", "Bearer " + token)])
+        }
+        for (nsid, query) in [("blue.catbird.mls.getMessages", [("convoId", convo)]), ("blue.catbird.mls.getConvos", [])] {
+            let token = alice.identity.token(audience: ServiceHarness.serviceDID, nsid: nsid)
+            XCTAssertEqual(try get(nsid, alice, token: token, query).status, 200, nsid)
+            let replayed = try get(nsid, alice, token: token, query)
+            XCTAssertEqual(replayed.status, 401, nsid)
+            XCTAssertEqual(replayed.error, "BadJwt", nsid)
+        }
+        // Refused after the read's round trip (not a member) or before it (bad cursor): used up too.
+        let outsider = mallory.identity.token(audience: ServiceHarness.serviceDID, nsid: "blue.catbird.mls.getMessages")
+        XCTAssertEqual(try get("blue.catbird.mls.getMessages", mallory, token: outsider, [("convoId", convo)]).error, "NotMember")
+        XCTAssertEqual(try get("blue.catbird.mls.getMessages", mallory, token: outsider, [("convoId", convo)]).error, "BadJwt")
+        let cursor = alice.identity.token(audience: ServiceHarness.serviceDID, nsid: "blue.catbird.mls.getConvos")
+        XCTAssertEqual(try get("blue.catbird.mls.getConvos", alice, token: cursor, [("cursor", "nope")]).error, "InvalidCursor")
+        XCTAssertEqual(try get("blue.catbird.mls.getConvos", alice, token: cursor, []).error, "BadJwt")
+    }
+
     func test_concurrentSendersIntoOneConvo_getDenseUniqueSeqs_overHTTP() throws {
         let flow = ChatFlow(service: try service)
         let members = (0..<4).map { _ in flow.user() }

@@ -1,4 +1,3 @@
-import ATProto
 import DeliveryStore
 import MLS
 
@@ -62,21 +61,19 @@ enum SendMessage {
             let message = NewMessage(convoID: convoID, msgID: msgID, epoch: epoch, senderDID: caller.rawValue,
                                      content: content, paddedSize: input.paddedSize)
             let replay = context.deferredReplay
-            let record = replay.map { ReplayRecord(iss: $0.claim.iss, jti: $0.claim.jti, until: $0.claim.until) }
+            let record = replay?.record
             if case .ciphertext = content, attachments.isEmpty, input.idempotencyKey == nil {
                 // The common case: group-committed with concurrent messages (MessageBatcher).
                 let outcome = env.messages.append(BatchedMessage(message, replay: record))
                 if outcome.replayRecorded { replay?.settle() }
-                let stored = try replayChecked(outcome.result)
+                let stored = try outcome.result.get()
                 return .json(Output(messageId: msgID, receivedAt: Timestamp.rfc3339(stored.receivedAt), seq: stored.seq,
                                     epoch: stored.epoch))
             }
             var recorded = false
             let output = try env.idempotent(context, key: input.idempotencyKey) { tx in
                 recorded = false
-                if let record {
-                    do { try tx.recordReplay(record) } catch DeliveryStoreError.tokenReplayed { throw AuthError.replayedToken }
-                }
+                if let record { try tx.recordReplay(record) }
                 let stored = try tx.appendMessage(message)
                 // A repeated msgId returns the first result, whose links were made the first time.
                 if !stored.duplicate { try tx.attachBlobs(attachments, convoID: convoID, seq: stored.seq) }
@@ -100,15 +97,6 @@ enum SendMessage {
         }
         method.recordsReplayInHandler = true
         return method
-    }
-
-    /// The stored message, or the error a client sees; a replayed token is an auth failure.
-    static func replayChecked(_ result: Result<AppendedMessage, DeliveryStoreError>) throws -> AppendedMessage {
-        switch result {
-        case .success(let stored): return stored
-        case .failure(.tokenReplayed): throw AuthError.replayedToken
-        case .failure(let error): throw error
-        }
     }
 
     /// At most `maxAttachments` well-formed blob ids, no duplicates; whether each is a blob of the

@@ -1,4 +1,5 @@
 import ATProto
+import DeliveryStore
 import Synchronization
 
 /// A request's token whose replay check (AUTH.md check 9) the handler makes inside its own write
@@ -15,6 +16,9 @@ public final class DeferredReplay: Sendable {
     public func settle() { settled.store(true, ordering: .releasing) }
 
     public var isSettled: Bool { settled.load(ordering: .acquiring) }
+
+    /// The claim as the store records it.
+    var record: ReplayRecord { ReplayRecord(iss: claim.iss, jti: claim.jti, until: claim.until) }
 }
 
 /// How the router verifies tokens of methods that record their replay check themselves.

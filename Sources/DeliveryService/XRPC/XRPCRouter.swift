@@ -190,7 +190,11 @@ public final class XRPCRouter: HTTPResponder {
         } catch let error as StoreError {
             return Outcome(storeFailure(error, requestID: requestID, nsid: method.nsid), caller: caller)
         } catch let error as DeliveryStoreError {
-            if let xrpc = error.xrpcError { return Outcome(xrpc, caller: caller) }
+            if let xrpc = error.xrpcError {
+                // A token found replayed inside the handler's transaction (DeferredReplay).
+                if xrpc.status == 401 { metrics?.authFailures.increment(xrpc.name) }
+                return Outcome(xrpc, caller: caller)
+            }
             guard case .database(let storeError) = error else { return Outcome(.internalError, caller: caller) }
             return Outcome(storeFailure(storeError, requestID: requestID, nsid: method.nsid), caller: caller)
         } catch {
