@@ -118,9 +118,10 @@ extension DeliveryStore {
         ]
         let rows = try guarded {
             try database.pipelinedTransaction([
+                PGStatement(Self.indexProbesOnlySQL),
                 PGStatement(Self.lockConvosSQL, [PGArray(convoIDs)]),
                 PGStatement(Self.appendBatchSQL, parameters),
-            ])[1]
+            ])[2]
         }
         guard rows.count == items.count else {
             throw .database(.decoding("the batch answered \(rows.count) rows for \(items.count) messages"))
@@ -132,6 +133,11 @@ extension DeliveryStore {
             }
         }
     }
+
+    /// For the rest of the transaction: every table lookup of these statements is an index probe
+    /// by key, and must stay one. A plan cached while a table looked small (statistics lag a
+    /// fast-growing messages table by up to a minute) would otherwise scan the whole table.
+    static let indexProbesOnlySQL = "SELECT set_config('enable_seqscan', 'off', true)"
 
     /// Row locks in a fixed order: two batches sharing conversations never wait on each other in
     /// a cycle. FOR NO KEY UPDATE excludes other writers (commits lock FOR UPDATE) but not the
@@ -167,13 +173,14 @@ extension DeliveryStore {
                    e.seq AS first_seq, e.created_at AS first_at, e.epoch AS first_epoch, e.sender_did AS first_sender
             FROM input i
             LEFT JOIN replay r ON r.iss = i.iss AND r.jti = i.jti
-            -- Lateral lookups: one index probe per message, whatever the tables' sizes.
+            -- One index probe per message (LIMIT keeps each a parameterised subquery, and
+            -- indexProbesOnlySQL an index scan), never a hash of a whole table.
             LEFT JOIN LATERAL (SELECT epoch, last_seq, last_event_seq FROM convos
-                               WHERE convo_id = i.convo_id) c ON true
+                               WHERE convo_id = i.convo_id LIMIT 1) c ON true
             LEFT JOIN LATERAL (SELECT true AS member FROM members
                                WHERE did = i.sender AND convo_id = i.convo_id AND left_at IS NULL LIMIT 1) m ON true
             LEFT JOIN LATERAL (SELECT seq, created_at, epoch, sender_did FROM messages
-                               WHERE convo_id = i.convo_id AND msg_id = i.msg_id) e ON true
+                               WHERE convo_id = i.convo_id AND msg_id = i.msg_id LIMIT 1) e ON true
         ),
         outcome AS (
             SELECT *, CASE

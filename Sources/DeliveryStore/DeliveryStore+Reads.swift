@@ -14,13 +14,14 @@ extension DeliveryStore {
             try database.pipelinedTransaction([
                 // A lost replay record can only matter within the token's 60 s, after a crash.
                 PGStatement("SELECT set_config('synchronous_commit', 'off', true)"),
+                PGStatement(Self.indexProbesOnlySQL),
                 PGStatement(ReplayRecord.insertSQL, [replay.iss, replay.jti, replay.until]),
                 statement,
             ])
         }
         recorded()
-        guard !results[1].isEmpty else { throw .tokenReplayed }
-        return results[2]
+        guard !results[2].isEmpty else { throw .tokenReplayed }
+        return results[3]
     }
 
     /// The conversations `did` is a current member of, most recently active first (last message,
