@@ -118,7 +118,7 @@ extension DeliveryStore {
         ]
         let rows = try guarded {
             try database.pipelinedTransaction([
-                PGStatement(Self.indexProbesOnlySQL),
+                PGStatement(Self.plannerSettingsSQL),
                 PGStatement(Self.lockConvosSQL, [PGArray(convoIDs)]),
                 PGStatement(Self.appendBatchSQL, parameters),
             ])[2]
@@ -136,8 +136,11 @@ extension DeliveryStore {
 
     /// For the rest of the transaction: every table lookup of these statements is an index probe
     /// by key, and must stay one. A plan cached while a table looked small (statistics lag a
-    /// fast-growing messages table by up to a minute) would otherwise scan the whole table.
-    static let indexProbesOnlySQL = "SELECT set_config('enable_seqscan', 'off', true)"
+    /// fast-growing messages table by up to a minute) would otherwise scan the whole table. With
+    /// the plan thus fixed, the generic plan is used from the first run: no planning per batch.
+    static let plannerSettingsSQL = """
+        SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)
+        """
 
     /// Row locks in a fixed order: two batches sharing conversations never wait on each other in
     /// a cycle. FOR NO KEY UPDATE excludes other writers (commits lock FOR UPDATE) but not the
@@ -174,7 +177,7 @@ extension DeliveryStore {
             FROM input i
             LEFT JOIN replay r ON r.iss = i.iss AND r.jti = i.jti
             -- One index probe per message (LIMIT keeps each a parameterised subquery, and
-            -- indexProbesOnlySQL an index scan), never a hash of a whole table.
+            -- plannerSettingsSQL an index scan), never a hash of a whole table.
             LEFT JOIN LATERAL (SELECT epoch, last_seq, last_event_seq FROM convos
                                WHERE convo_id = i.convo_id LIMIT 1) c ON true
             LEFT JOIN LATERAL (SELECT true AS member FROM members

@@ -14,7 +14,7 @@ extension DeliveryStore {
             try database.pipelinedTransaction([
                 // A lost replay record can only matter within the token's 60 s, after a crash.
                 PGStatement("SELECT set_config('synchronous_commit', 'off', true)"),
-                PGStatement(Self.indexProbesOnlySQL),
+                PGStatement(Self.plannerSettingsSQL),
                 PGStatement(ReplayRecord.insertSQL, [replay.iss, replay.jti, replay.until]),
                 statement,
             ])

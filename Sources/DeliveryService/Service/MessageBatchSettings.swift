@@ -2,7 +2,7 @@
 struct MessageBatchSettings: Sendable, Equatable {
     /// MESSAGE_BATCH_LANES: batches that may run at once, each for its own share of the
     /// conversations and on its own database connection.
-    var lanes = 4
+    var lanes = 2
     /// MESSAGE_BATCH_MAX: messages one batch takes at most.
     var maxBatch = 128
 
