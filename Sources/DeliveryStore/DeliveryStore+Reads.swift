@@ -12,16 +12,17 @@ extension DeliveryStore {
         guard let replay else { return try guarded { try database.query(statement.sql, statement.parameters) } }
         let results = try guarded {
             try database.pipelinedTransaction([
-                // A lost replay record can only matter within the token's 60 s, after a crash.
-                PGStatement("SELECT set_config('synchronous_commit', 'off', true)"),
-                PGStatement(Self.plannerSettingsSQL),
+                // A lost replay record can only matter within the token's 60 s, after a crash. Index
+                // probes only, as in appendMessages, but custom plans: a page's plan depends on its
+                // LIMIT and sinceSeq, which a generic plan does not know.
+                PGStatement("SELECT set_config('synchronous_commit', 'off', true), set_config('enable_seqscan', 'off', true)"),
                 PGStatement(ReplayRecord.insertSQL, [replay.iss, replay.jti, replay.until]),
                 statement,
             ])
         }
         recorded()
-        guard !results[2].isEmpty else { throw .tokenReplayed }
-        return results[3]
+        guard !results[1].isEmpty else { throw .tokenReplayed }
+        return results[2]
     }
 
     /// The conversations `did` is a current member of, most recently active first (last message,
