@@ -149,4 +149,49 @@ final class MessageBatchTests: StoreTestCase {
             XCTAssertEqual(all.map(\.seq), Array(1...Int64(all.count)))
         }
     }
+
+    /// The window that matters, made certain: a batch reaches the conversation while a commit
+    /// holds its row lock (epoch 0 → 1, bob removed). The batch waits, and once the commit is in,
+    /// judges every message by the state the commit left: epoch-0 messages and bob are refused,
+    /// alice's epoch-1 message is stored after the commit.
+    func test_batchBlockedByACommitInProgress_judgesByTheStateTheCommitLeft() throws {
+        let convo = try makeConvo([leaf(0, "alice"), leaf(1, "bob")])
+        let application = commit(convo, from: 0, members: [leaf(0, "alice")], departures: [1: .removed])
+        let store = self.store, database = fixture.database
+        let outcomes = Locked<[BatchedAppend]>([])
+        let batchDone = DispatchSemaphore(value: 0)
+        let messages = [
+            BatchedMessage(message(convo, "old-epoch", epoch: 0), replay: replay("b1")),
+            BatchedMessage(message(convo, "removed", epoch: 1, sender: "bob"), replay: replay("b2", iss: "did:plc:bob")),
+            BatchedMessage(message(convo, "new-epoch", epoch: 1), replay: replay("b3")),
+        ]
+        var sawBatchWaiting = false
+        _ = try store.transaction { tx in
+            _ = try tx.applyCommit(application)
+            Thread.detachNewThread {
+                outcomes.withLock { $0 = store.appendMessages(messages) }
+                batchDone.signal()
+            }
+            // Until the batch's lock statement waits on this transaction's row lock (bounded).
+            for _ in 0..<2000 where !sawBatchWaiting {
+                sawBatchWaiting = try database.query("""
+                    SELECT count(*) AS n FROM pg_stat_activity
+                    WHERE wait_event_type = 'Lock' AND query LIKE '%FOR NO KEY UPDATE%'
+                    """)[0].int("n") > 0
+                if !sawBatchWaiting { Thread.sleep(forTimeInterval: 0.005) }
+            }
+        }
+        batchDone.wait()
+        XCTAssertTrue(sawBatchWaiting, "the batch never waited on the commit's lock")
+        let results = outcomes.value.map(\.result)
+        XCTAssertEqual(results.count, 3)
+        // Judged by the batch itself (its refusals keep their tokens), not by the one-by-one fallback.
+        XCTAssertEqual(outcomes.value.map(\.replayRecorded), [true, true, true])
+        XCTAssertEqual(results[0], .failure(.epochMismatch(current: 1)))
+        XCTAssertEqual(results[1], .failure(.notMember))
+        let commitSeq = try XCTUnwrap(try store.commits(convoID: convo, fromEpoch: 0).first?.seq)
+        XCTAssertEqual(try results[2].get().seq, commitSeq + 1)
+        let stored = try store.messages(convoID: convo, MessageQuery(kind: .app)).messages
+        XCTAssertEqual(stored.map(\.msgID), ["new-epoch"])
+    }
 }
