@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # `make bench`: release figures on this box, next to the anchors the issues give. One server (built
 # with the bench-only echo route) on its own PostgreSQL cluster (fsync on, as in production), a
-# loopback PLC directory served by ds-bench, and every request rate measured by wrk -t2 -c64 -d10s.
-# Sections: HTTP layer (issue 2), delivery service (issue 6), real-time events, PostgreSQL ceiling,
-# MLS (issues 3, 5). Rate limits are off on the bench server (RATE_LIMIT_ENABLED=0): every request
-# comes from 127.0.0.1 and a few DIDs, so the per-IP and per-DID buckets would answer 429 instead of
-# measuring the service.
-# Knobs: BENCH_SEND_REQUESTS (tokens per sendMessage run, 30000), BENCH_KEY_PACKAGES (25000),
-# BENCH_EVENT_MESSAGES (messages of the steady events run, 500).
+# loopback PLC directory served by ds-bench, and every request rate measured by wrk with 64
+# connections for 10 s. Sections: PostgreSQL ceiling (pgbench), HTTP layer next to nginx (issues 2,
+# 15), delivery service with CPU and WAL per request (issues 6, 15), real-time events, MLS (issues
+# 3, 5). Rate limits are off on the bench server (RATE_LIMIT_ENABLED=0): every request comes from
+# 127.0.0.1 and a few DIDs, so the per-IP and per-DID buckets would answer 429 instead of measuring
+# the service.
+# CPU: per run, the utime + stime that /proc gives for the server, for every PostgreSQL process and
+# for the load generator, divided by the requests the run completed. In the delivery-service runs
+# the load generator is one wrk thread pinned to the last core (BENCH_WRK_CPU), so it stays off
+# whatever the scheduler can keep free of it; on 2 cores the server and PostgreSQL share both.
+# Knobs: BENCH_SEND_REQUESTS (tokens per sendMessage run, 150000), BENCH_READ_REQUESTS (tokens per
+# read run, 40000), BENCH_KEY_PACKAGES (25000), BENCH_EVENT_MESSAGES (messages of the steady events
+# run, 500), BENCH_WRK_CPU (core for wrk, default the last), BENCH_PROFILE_DIR (perf record the
+# server and PostgreSQL during each sendMessage and read run into DIR/<run>[.postgres].perf.data,
+# with pg_waldump's WAL statistics by record type in DIR/<run>.waldump.txt; needs linux-perf).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-scripts/install-deps.sh wrk
+scripts/install-deps.sh wrk nginx libnginx-mod-http-echo
 for product in catbird-mls-server mls-bench ds-bench; do
   log=$(swift build -c release -Xswiftc -DBENCH_ROUTES --product "$product" 2>&1) || { echo "$log"; exit 1; }
 done
@@ -28,7 +36,8 @@ cleanup() {
 }
 trap cleanup EXIT
 export DATABASE_URL=$(scripts/pg.sh start "$dir/pg")
-pg_port=$(cat "$(scripts/pg.sh where "$dir/pg")/port")
+# The cluster's files: in $dir/pg, or (as root) in postgres's home (scripts/pg.sh).
+pgfiles=$(scripts/pg.sh where "$dir/pg")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 plc_port=$(free_port)
 port=$(free_port)
@@ -43,9 +52,18 @@ pids+=($server_pid)
 for _ in $(seq 1 100); do curl -sf "$base/xrpc/_health" >/dev/null && break; sleep 0.1; done
 echo "(load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores before the runs)"
 
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$pgbin/pgbench" ] || pgbin=$(dirname "$(command -v pgbench)")
+pgport=$(cat "$pgfiles/port")
+psql_() { "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U postgres -X -q "$@"; }
+sql() { psql_ -d catbird -tAc "$1"; }
+
 # wrk with the anchors' settings; prints its output's figures on one line: name, req/s, p50, p99,
 # failures if any, then an optional anchor note.
 load() { wrk -t2 -c64 -d10s --latency "$@"; }
+wrk_cpu=${BENCH_WRK_CPU:-$(($(nproc) - 1))}
+# The delivery-service load: one wrk thread, on its own core as far as the box has one.
+load_pinned() { taskset -c "$wrk_cpu" wrk -t1 -c64 -d10s --latency "$@"; }
 summarise() { # name, wrk output, [anchor note]
   local rps p50 p99 bad
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$2")
@@ -58,47 +76,67 @@ summarise() { # name, wrk output, [anchor note]
   printf '\n'
   grep '^WARNING' <<<"$2" || true
 }
+rate() { awk '/Requests\/sec/ {print $2}' <<<"$1"; }
 versus() { # our req/s, anchor req/s → "1.23×"
   awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f×", a / b}'
 }
 
-echo "== HTTP layer (issue 2): wrk -t2 -c64 -d10s on loopback; anchors Hummingbird 2 / nginx, target ≥ 1.3× Hummingbird"
-out=$(load "$base/xrpc/_health")
-rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-summarise "GET /xrpc/_health" "$out" "| HB2 59k, nginx 126k: $(versus "$rps" 59000) HB2"
-out=$(load -s Benchmarks/wrk/echo.lua "$base/xrpc/blue.catbird.mls.bench.echo")
-rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-summarise "POST 1 KB JSON echo" "$out" "| HB2 38k, nginx 118k: $(versus "$rps" 38000) HB2"
-
-echo
-echo "== Delivery service (issue 6): 64 connections, each request with its own ES256K token and msgId, PostgreSQL fsync on"
-$bin/ds-bench prepare --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --out "$dir/load" \
-  --send-requests "${BENCH_SEND_REQUESTS:-30000}" --key-packages "${BENCH_KEY_PACKAGES:-25000}" | sed 's/^/  /'
-xrpc="$base/xrpc/blue.catbird.mls"
-out=$(load -s Benchmarks/wrk/xrpc-data.lua "$xrpc.sendMessage" -- 2 send "$dir/load/send-spread.txt" "$dir/load/send-bodies.txt")
-summarise "sendMessage 1 KB, 16 convos" "$out"
-send_rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-out=$(load -s Benchmarks/wrk/xrpc-data.lua "$xrpc.sendMessage" -- 2 send "$dir/load/send-hot.txt" "$dir/load/send-bodies.txt")
-summarise "sendMessage 1 KB, 1 convo" "$out" "(all 64 connections in one group: one row lock)"
-out=$(load -s Benchmarks/wrk/xrpc-data.lua "$xrpc.publishKeyPackage" -- 2 publish "$dir/load/publish.txt")
-summarise "publishKeyPackage" "$out"
-$bin/ds-bench add-members --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --adds 100 --rounds 5
-
-echo
-echo "== Real-time events: one convo, 200 subscribeConvoEvents sockets (40 members × 5, EVENTS_MAX_SOCKETS_PER_USER's default),"
-echo "   sendMessage 1 KB from one more member on a fixed schedule; latency = send of the call → frame read by ds-bench"
-events() { # extra ds-bench options
-  $bin/ds-bench events --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --server-pid "$server_pid" \
-    --subscribers 200 --sockets-per-user 5 "$@"
+# CPU accounting from /proc (proc(5)): utime + stime ticks per process, PostgreSQL being the
+# postmaster and all its children (backends, WAL writer, checkpointer…); the postmaster's cutime +
+# cstime hold what its exited children (e.g. pgbench's backends) used.
+hz=$(getconf CLK_TCK)
+postmaster=$(head -n 1 "$pgfiles/pgdata/postmaster.pid")
+pg_pids() { echo "$postmaster" $(pgrep -P "$postmaster"); }
+ticks_of() { # pid → ticks, empty if gone
+  [ -r "/proc/$1/stat" ] && sed 's/.*) //' "/proc/$1/stat" 2>/dev/null \
+    | awk -v reaped=$(( $1 == postmaster )) '{print $12 + $13 + reaped * ($14 + $15)}'
 }
-events --messages "${BENCH_EVENT_MESSAGES:-500}" --rate 100
-events --messages 2000 --rate 1000 --sender-threads 8 --label "events flat out, 200 sockets"
+declare -A before_ticks
+snapshot() { # records every watched process's ticks, the box's busy and total ticks, WAL and messages
+  before_ticks=()
+  local pid t
+  for pid in "$server_pid" $(pg_pids); do t=$(ticks_of "$pid") && before_ticks[$pid]=$t; done
+  read -r box_busy0 box_total0 < <(awk '/^cpu / {print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
+  wal0=$(sql "SELECT pg_current_wal_lsn()")
+  stored0=$(sql "SELECT count(*) FROM messages")
+  time0=$(sql "SELECT clock_timestamp()")
+}
+delta_ticks() { # pids… → ticks used since the snapshot (a process born since counts whole)
+  local sum=0 pid t
+  for pid in "$@"; do t=$(ticks_of "$pid") || continue; sum=$((sum + t - ${before_ticks[$pid]:-0})); done
+  echo "$sum"
+}
+timed() { # runs a command; its user + system CPU seconds go to $dir/client-cpu
+  local TIMEFORMAT='%U %S'
+  { time "$@" >"$dir/out" 2>&1; } 2>"$dir/client-time"
+  awk '{print $1 + $2}' "$dir/client-time" >"$dir/client-cpu"
+  cat "$dir/out"
+}
+# After a `snapshot` and a `timed` run of `count` requests: CPU per request of each side, the WAL
+# per request, and how much of the box each side used.
+cpu_report() { # count, seconds, client name
+  local server pg box_busy1 box_total1 wal client
+  server=$(delta_ticks "$server_pid")
+  pg=$(delta_ticks $(pg_pids))
+  read -r box_busy1 box_total1 < <(awk '/^cpu / {print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
+  wal=$(sql "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$wal0')")
+  client=$(cat "$dir/client-cpu")
+  awk -v n="$1" -v s="$2" -v hz="$hz" -v server="$server" -v pg="$pg" -v client="$client" -v wal="$wal" \
+      -v busy=$((box_busy1 - box_busy0)) -v total=$((box_total1 - box_total0)) -v cores="$(nproc)" -v who="$3" 'BEGIN {
+    if (n <= 0) { print "    (no request completed)"; exit }
+    printf "    per %s: server %.0f µs CPU, PostgreSQL %.0f µs, %s %.0f µs; WAL %.0f B\n",
+      (who == "pgbench" ? "transaction" : "request"), server / hz / n * 1e6, pg / hz / n * 1e6, who, client / n * 1e6, wal / n
+    other = busy / hz - server / hz - pg / hz - client
+    if (other < 0) other = 0
+    printf "    cores busy over %.0f s: server %.2f, PostgreSQL %.2f, %s %.2f, everything else %.2f (of %d)\n",
+      s, server / hz / s, pg / hz / s, who, client / s, other / s, cores
+  }'
+}
+completed() { # wrk output → requests answered 2xx
+  awk '/requests in/ {n=$1} /Non-2xx/ {bad+=$NF} END {print n - bad}' <<<"$1"
+}
 
-echo
-echo "== PostgreSQL ceiling: pgbench on the same cluster, 64 clients, 10 s, one transaction per 1 KB insert"
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-[ -x "$pgbin/pgbench" ] || pgbin=$(dirname "$(command -v pgbench)")
-psql_() { "$pgbin/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -X -q "$@"; }
+echo "== PostgreSQL ceiling: pgbench on the same cluster, 64 clients, 10 s, one transaction per 1 KB insert, fsync on"
 psql_ -d catbird -c "CREATE DATABASE pgbench_ceiling"
 psql_ -d pgbench_ceiling <<'SQL'
 CREATE SEQUENCE bench_seq;
@@ -118,20 +156,126 @@ INSERT INTO bench_messages (convo_id, seq, msg_id, ciphertext)
 VALUES ('convo-' || :convo, nextval('bench_seq'), md5(random()::text),
         convert_to(repeat(md5(random()::text), 32), 'UTF8'));
 SQL
-out=$(cd "$dir" && "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U postgres -n -M prepared -c 64 -j 2 -T 10 \
-  -f insert.sql -l --log-prefix=pgbench pgbench_ceiling 2>&1)
+snapshot
+out=$(cd "$dir" && timed "$pgbin/pgbench" -h 127.0.0.1 -p "$pgport" -U postgres -n -M prepared -c 64 -j 2 -T 10 \
+  -f insert.sql -l --log-prefix=pgbench pgbench_ceiling)
 tps=$(awk '/^tps/ {print $3}' <<<"$out")
+transactions=$(awk '/number of transactions actually processed/ {print $NF}' <<<"$out")
 read -r p50 p99 < <(cat "$dir"/pgbench.* | awk '{print $3}' | sort -n \
   | awk '{v[NR]=$1} END {printf "%.2fms %.2fms\n", v[int(NR*0.5)]/1000, v[int(NR*0.99)]/1000}')
-printf '%-30s %9.0f tx/s    p50 %9s   p99 %9s   | sendMessage (16 convos) / pgbench = %s\n' \
-  "pgbench 1 KB insert" "$tps" "$p50" "$p99" "$(versus "$send_rps" "$tps")"
+printf '%-30s %9.0f tx/s    p50 %9s   p99 %9s\n' "pgbench 1 KB insert" "$tps" "$p50" "$p99"
+cpu_report "$transactions" 10 pgbench
+
+echo
+echo "== HTTP layer (issues 2, 15): wrk -t2 -c64 -d10s on loopback, nginx $(/usr/sbin/nginx -v 2>&1 | sed 's/.*nginx\///') (Debian, 2 workers) in the same run;"
+echo "   goal ≥ 0.6× nginx on both; anchors Hummingbird 2: 0.46× (GET), 0.32× (POST) of nginx on this box"
+mkdir -p "$dir/nginx/logs"
+nginx_port=$(free_port)
+cat >"$dir/nginx/nginx.conf" <<NGINX
+load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
+daemon off;
+worker_processes 2;
+pid $dir/nginx/nginx.pid;
+error_log $dir/nginx/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $dir/nginx/body;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        location = /get { return 200; }
+        # echo_read_request_body reads the whole body before the answer.
+        location = /post { echo_read_request_body; echo_status 200; echo ok; }
+    }
+}
+NGINX
+/usr/sbin/nginx -p "$dir/nginx" -c "$dir/nginx/nginx.conf" &
+pids+=($!)
+for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$nginx_port/get" >/dev/null && break; sleep 0.1; done
+nginx_get=$(rate "$(load "http://127.0.0.1:$nginx_port/get")")
+nginx_post=$(rate "$(load -s Benchmarks/wrk/echo.lua "http://127.0.0.1:$nginx_port/post")")
+printf '%-30s %9s req/s\n%-30s %9s req/s\n' "nginx GET (return 200)" "$nginx_get" "nginx POST 1 KB (reads body)" "$nginx_post"
+snapshot
+out=$(timed load "$base/xrpc/_health")
+summarise "GET /xrpc/_health" "$out" "| $(versus "$(rate "$out")" "$nginx_get") nginx"
+cpu_report "$(completed "$out")" 10 wrk
+snapshot
+out=$(timed load -s Benchmarks/wrk/echo.lua "$base/xrpc/blue.catbird.mls.bench.echo")
+summarise "POST 1 KB JSON echo" "$out" "| $(versus "$(rate "$out")" "$nginx_post") nginx"
+cpu_report "$(completed "$out")" 10 wrk
+
+echo
+echo "== Delivery service (issues 6, 15): 64 connections from one wrk thread on core $wrk_cpu, each request with its own"
+echo "   ES256K token (and msgId), PostgreSQL fsync on; goals: 16 convos ≥ 0.5× pgbench p99 ≤ 20 ms, 1 convo ≥ 0.3× p99 ≤ 30 ms"
+$bin/ds-bench prepare --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --out "$dir/load" \
+  --send-requests "${BENCH_SEND_REQUESTS:-150000}" --read-requests "${BENCH_READ_REQUESTS:-40000}" \
+  --key-packages "${BENCH_KEY_PACKAGES:-25000}" | sed 's/^/  /'
+xrpc="$base/xrpc/blue.catbird.mls"
+perf_pid=""
+profile_name=""
+profile() { # name: with BENCH_PROFILE_DIR, records the server and PostgreSQL over the next 10 s
+  [ -n "${BENCH_PROFILE_DIR:-}" ] || return 0
+  mkdir -p "$BENCH_PROFILE_DIR"
+  profile_name=$1
+  perf record -F 499 -g -p "$server_pid" -o "$BENCH_PROFILE_DIR/$1.perf.data" -- sleep 10 >/dev/null 2>&1 &
+  perf_pid=$!
+  perf record -F 499 -g -p "$(pg_pids | tr ' ' ',')" -o "$BENCH_PROFILE_DIR/$1.postgres.perf.data" -- sleep 10 \
+    >/dev/null 2>&1 &
+  perf_pg_pid=$!
+}
+profiled() { # waits for the recordings; adds the WAL written since the snapshot, by record type
+  [ -n "$perf_pid" ] || return 0
+  wait "$perf_pid" "$perf_pg_pid" || true
+  "$pgbin/pg_waldump" -p "$pgfiles/pgdata/pg_wal" -s "$wal0" -e "$(sql "SELECT pg_current_wal_lsn()")" --stats=record \
+    >"$BENCH_PROFILE_DIR/$profile_name.waldump.txt" 2>&1 || true
+  perf_pid=""
+}
+send_run() { # name, data file, note
+  profile "${2%.txt}"
+  snapshot
+  out=$(timed load_pinned -s Benchmarks/wrk/xrpc-data.lua "$xrpc.sendMessage" -- 1 send "$dir/load/$2" "$dir/load/send-bodies.txt")
+  local stored
+  stored=$(( $(sql "SELECT count(*) FROM messages") - stored0 ))
+  # A batch stamps its messages with one clock reading: distinct created_at values count batches.
+  batches=$(sql "SELECT count(DISTINCT created_at) FROM messages WHERE created_at > '$time0'")
+  summarise "$1" "$out" "| $(versus "$(rate "$out")" "$tps") pgbench$3"
+  awk -v n="$stored" -v b="$batches" 'BEGIN { if (b > 0) printf "    %d messages stored in %d transactions (%.1f per batch)\n", n, b, n / b }'
+  cpu_report "$stored" 10 wrk
+  profiled
+}
+send_run "sendMessage 1 KB, 16 convos" send-spread.txt ""
+send_run "sendMessage 1 KB, 1 convo" send-hot.txt " (all 64 connections in one group)"
+read_run() { # name, data file
+  profile "${3%.txt}"
+  snapshot
+  out=$(timed load_pinned -s Benchmarks/wrk/xrpc-data.lua "$2" -- 1 get "$dir/load/$3")
+  summarise "$1" "$out"
+  cpu_report "$(completed "$out")" 10 wrk
+  profiled
+}
+read_run "getMessages, 100 × 1 KB" "$base" get-messages.txt
+read_run "getConvos (16 convos × 16)" "$base" get-convos.txt
+out=$(load -s Benchmarks/wrk/xrpc-data.lua "$xrpc.publishKeyPackage" -- 2 publish "$dir/load/publish.txt")
+summarise "publishKeyPackage" "$out"
+$bin/ds-bench add-members --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --adds 100 --rounds 5
+
+echo
+echo "== Real-time events: one convo, 200 subscribeConvoEvents sockets (40 members × 5, EVENTS_MAX_SOCKETS_PER_USER's default),"
+echo "   sendMessage 1 KB from one more member on a fixed schedule; latency = send of the call → frame read by ds-bench"
+events() { # extra ds-bench options
+  $bin/ds-bench events --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --server-pid "$server_pid" \
+    --subscribers 200 --sockets-per-user 5 "$@"
+}
+events --messages "${BENCH_EVENT_MESSAGES:-500}" --rate 100
+events --messages 2000 --rate 1000 --sender-threads 8 --label "events flat out, 200 sockets"
 
 echo
 echo "== MLS (issues 3 and 5): release, one core"
 $bin/mls-bench crypto
-# The group operations arrive with GroupBench.swift; until then mls-bench has no `group`.
-if [ -f Benchmarks/MLSBench/GroupBench.swift ]; then $bin/mls-bench group; fi
+$bin/mls-bench group
 # Suite 0x004D (X-Wing) next to suite 1's X25519 in one run (issue 16).
 $bin/mls-bench xwing
+# What a sealed commit costs the service to verify (issue 17).
+$bin/mls-bench sealed
 echo
 echo "(load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores: on a shared box other processes compete for the CPU)"

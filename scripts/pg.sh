@@ -2,6 +2,8 @@
 # A private PostgreSQL cluster for a data folder DIR (make run uses .data/pg):
 #   pg.sh start DIR [PORT]  start it if it is not running (initdb on first use), print its DATABASE_URL
 #   pg.sh stop DIR          stop it, with any of its processes a start killed half-way left behind
+#   pg.sh crash DIR         stop it the way a crash would (immediate shutdown: no checkpoint, recovery
+#                           from the WAL at the next start)
 #   pg.sh status DIR        exit 0 when it is running
 #   pg.sh url DIR           print its DATABASE_URL
 #   pg.sh where DIR         print the folder that holds its files (pgdata, port, logs)
@@ -16,7 +18,7 @@
 # earlier version of this script) stays there. Connections are TCP on 127.0.0.1 only: no Unix socket,
 # whose path length (108 bytes) a deep checkout could exceed.
 set -euo pipefail
-usage="usage: pg.sh start|stop|status|url|where|check|destroy|clean DIR [PORT]"
+usage="usage: pg.sh start|stop|crash|status|url|where|check|destroy|clean DIR [PORT]"
 cmd=${1:?$usage}
 [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
@@ -87,8 +89,12 @@ start() { # [port]
   fi
   [ -n "$port" ] || port=$(free_port)
   echo "$port" >"$files/port"
-  as_owner "$bindir/pg_ctl" -D "$pgdata" -l "$files/postgres.log" -w -t 60 start \
-    -o "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c fsync=${PG_FSYNC:-on}" >/dev/null \
+  # The server outlives this script: it must not inherit the caller's descriptors beyond stdio,
+  # or a caller waiting for them to close (a test's Process) would wait for the server to stop.
+  ( for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null
+    exec </dev/null
+    as_owner "$bindir/pg_ctl" -D "$pgdata" -l "$files/postgres.log" -w -t 60 start \
+      -o "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c fsync=${PG_FSYNC:-on}" >/dev/null ) \
     || { tail -n 30 "$files/postgres.log" >&2; exit 1; }
   as_owner "$bindir/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -tAc \
     "SELECT 1 FROM pg_database WHERE datname='catbird'" | grep -q 1 \
@@ -147,6 +153,7 @@ clean() { # prefix
 case "$cmd" in
   start) locate "$2"; cd /; start "${3:-}" ;;
   stop) locate "$2"; cd /; stop ;;
+  crash) locate "$2"; cd /; if running; then as_owner "$bindir/pg_ctl" -D "$pgdata" -m immediate -w stop >/dev/null || true; fi ;;
   status) locate "$2"; cd /; running ;;
   url) locate "$2"; url ;;
   where) locate "$2"; echo "$files" ;;

@@ -5,9 +5,10 @@
 //       serves the DID documents written to D as a PLC directory, until killed
 //   ds-bench prepare --server URL --audience DID --plc-dir D --out O
 //                    [--senders 16] [--convos 16] [--send-requests 30000] [--key-packages 25000]
-//                    [--ciphertext-size 1024]
+//                    [--ciphertext-size 1024] [--read-requests 40000]
 //       creates users and conversations over the API and writes wrk data files to O:
-//       send-bodies.txt, send-hot.txt (all in one conversation), send-spread.txt, publish.txt
+//       send-bodies.txt, send-hot.txt (all in one conversation), send-spread.txt, publish.txt,
+//       get-messages.txt, get-convos.txt
 //   ds-bench add-members --server URL --audience DID --plc-dir D [--adds 100] [--rounds 5]
 //       prints the client commit-creation time and the server request time, medians of the rounds
 //   ds-bench events --server URL --audience DID --plc-dir D [--subscribers 200] [--sockets-per-user 5]
@@ -36,11 +37,14 @@ func prepare(_ options: Options) throws {
     try send.writeLoad(conversations, usingConvos: 1, count: requests, idOffset: 0, ids: ids, to: out + "/send-hot.txt")
     try send.writeLoad(conversations, usingConvos: send.convos, count: requests, idOffset: requests, ids: ids,
                        to: out + "/send-spread.txt")
+    let reads = try options.int("read-requests", default: 40_000)
+    try ReadData.write(conversations, audience: client.audience, count: reads, messagesTo: out + "/get-messages.txt",
+                       convosTo: out + "/get-convos.txt")
     let packages = try options.int("key-packages", default: 25_000)
     let owners = try KeyPackageData(client: client, plcDirectory: plc).write(count: packages, to: out + "/publish.txt")
     let sizes = conversations.ciphertextSizes
     print("prepared: \(send.senders) senders in \(send.convos) convos, PrivateMessage \(sizes.min()!)–\(sizes.max()!) B, "
-        + "2 × \(requests) sendMessage tokens; \(packages) KeyPackages of \(owners) users "
+        + "2 × \(requests) sendMessage tokens, 2 × \(reads) read tokens; \(packages) KeyPackages of \(owners) users "
         + String(format: "(%.1f s)", clock.seconds))
     let rates = try TokenSignatureRate.measure()
     print(String(format: "ES256K on one core: sign %.0f/s (OpenSSL), verify %.0f/s (native secp256k1: the server's call, once per request)",

@@ -3,6 +3,7 @@
 -- N is wrk's -t (a thread starts before the next one is set up, so it cannot count them itself).
 --   wrk -tN -s xrpc-data.lua URL -- N send DATA BODIES   lines "<body index> <msgId> <token>"
 --   wrk -tN -s xrpc-data.lua URL -- N publish DATA       lines "<token> <JSON body>"
+--   wrk -tN -s xrpc-data.lua URL -- N get DATA           lines "<path?query> <token>"
 -- If a thread runs out of lines it starts over (the server then refuses the replays) and done()
 -- says so, because the request rate would no longer be the server's.
 local threads = {}
@@ -29,6 +30,9 @@ function init(args)
             requests[#requests + 1] = wrk.format("POST", nil,
                { ["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json" },
                prefixes[tonumber(body)] .. msgId .. '"}')
+         elseif mode == "get" then
+            local path, token = line:match("^(%S+) (%S+)$")
+            requests[#requests + 1] = wrk.format("GET", path, { ["Authorization"] = "Bearer " .. token })
          else
             local token, body = line:match("^(%S+) (.+)$")
             requests[#requests + 1] = wrk.format("POST", nil,

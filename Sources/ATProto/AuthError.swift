@@ -34,4 +34,6 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     static func badJwtIss(_ message: String) -> AuthError { AuthError(name: badJwtIss, message: message) }
     static func badJwtSignature(_ message: String) -> AuthError { AuthError(name: badJwtSignature, message: message) }
     static func serviceUnavailable(_ message: String) -> AuthError { AuthError(name: serviceUnavailable, message: message) }
+    /// Check 9's refusal, also raised where the check runs in a write's own transaction.
+    public static let replayedToken = badJwt("replayed token")
 }

@@ -23,6 +23,27 @@ public final class ServiceAuthVerifier: Sendable {
 
     /// Runs every check of AUTH.md in order; returns the verified caller DID.
     public func verify(authorization: String?, lexiconMethod nsid: String) throws(AuthError) -> DID {
+        let claim = try verifyDeferringReplay(authorization: authorization, lexiconMethod: nsid)
+        try record(claim)
+        return claim.did
+    }
+
+    /// Check 9 on its own: remembers the pair until exp + skew, after which check 3 rejects the
+    /// token anyway; a pair already remembered is a replay.
+    public func record(_ claim: ReplayClaim) throws(AuthError) {
+        let remembered: Bool
+        do {
+            remembered = try replayStore.remember(iss: claim.iss, jti: claim.jti, until: claim.until)
+        } catch {
+            throw .serviceUnavailable("replay store unavailable")
+        }
+        guard remembered else { throw .replayedToken }
+    }
+
+    /// Checks 1–8; check 9 is left to the caller, who records the returned claim in the same
+    /// transaction as the write the token authorises (one commit, one WAL flush for both), or
+    /// with `ReplayStore.remember` if no such write happens.
+    public func verifyDeferringReplay(authorization: String?, lexiconMethod nsid: String) throws(AuthError) -> ReplayClaim {
         let now = clock().timeIntervalSince1970
 
         // 1. Header present and well-formed.
@@ -64,16 +85,7 @@ public final class ServiceAuthVerifier: Sendable {
         // 7–8. Signature, with one rate-limited forced refresh on failure.
         try checkSignature(jwt, algorithm: algorithm, issuer: did)
 
-        // 9. Replay: remembered until exp + skew, after which check 3 rejects the token anyway.
-        let remembered: Bool
-        do {
-            remembered = try replayStore.remember(iss: did.rawValue, jti: jti,
-                                                  until: Date(timeIntervalSince1970: exp + configuration.clockSkew))
-        } catch {
-            throw .serviceUnavailable("replay store unavailable")
-        }
-        guard remembered else { throw .badJwt("replayed token") }
-        return did
+        return ReplayClaim(did: did, jti: jti, until: Date(timeIntervalSince1970: exp + configuration.clockSkew))
     }
 
     /// RFC 6750 §2.1: `Bearer` (case-insensitive scheme), one space, the token.

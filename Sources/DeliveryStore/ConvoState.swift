@@ -29,15 +29,41 @@ public struct ConvoState: Sendable, Equatable {
     public var currentGroupInfo: [UInt8]? { groupInfoEpoch == epoch ? groupInfo : nil }
 }
 
-/// A conversation with its current members, as listed by `listConvos`.
+/// A conversation with its current members, as `createConvo` returns it.
 public struct ConvoSummary: Sendable, Equatable {
     public var convo: ConvoState
     public var members: [MemberRow]
 }
 
+/// What a conversation's listing shows: its row without the group state.
+public struct ConvoHeader: Sendable, Equatable {
+    public var convoID: String
+    public var cipherSuite: UInt16
+    public var epoch: Int64
+    public var creatorDID: String
+    public var name: String?
+    public var description: String?
+    public var createdAt: Date
+    public var lastMessageAt: Date?
+    public var lastSeq: Int64
+}
+
+extension ConvoState {
+    public var header: ConvoHeader {
+        ConvoHeader(convoID: convoID, cipherSuite: cipherSuite, epoch: epoch, creatorDID: creatorDID, name: name,
+                    description: description, createdAt: createdAt, lastMessageAt: lastMessageAt, lastSeq: lastSeq)
+    }
+}
+
+/// A conversation with its current members, as listed by `listConvos`.
+public struct ConvoListing: Sendable, Equatable {
+    public var convo: ConvoHeader
+    public var members: [MemberRow]
+}
+
 /// One page of `listConvos`; `cursor` is nil on the last page.
 public struct ConvoPage: Sendable, Equatable {
-    public var convos: [ConvoSummary]
+    public var convos: [ConvoListing]
     public var cursor: String?
 }
 

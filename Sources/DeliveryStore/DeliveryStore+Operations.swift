@@ -18,9 +18,6 @@ extension DeliveryStore {
         try run { transaction throws(DeliveryStoreError) in try transaction.epoch(convoID: convoID) }
     }
 
-    public func listConvos(for did: DID, limit: Int = 50, cursor: String? = nil) throws(DeliveryStoreError) -> ConvoPage {
-        try run { transaction throws(DeliveryStoreError) in try transaction.listConvos(for: did, limit: limit, cursor: cursor) }
-    }
 
     public func updateGroupInfo(convoID: String, epoch: Int64, groupInfo: [UInt8]) throws(DeliveryStoreError) {
         try run { transaction throws(DeliveryStoreError) in

@@ -36,6 +36,9 @@ public enum DeliveryStoreError: Error, Sendable, Equatable {
     case quotaExceeded(used: Int64, quota: Int64)
     /// A sendMessage attachment is not a blob of the message's conversation.
     case invalidAttachment(String)
+    /// The request's service-auth token was used before (AUTH.md check 9, recorded in the write's
+    /// own transaction).
+    case tokenReplayed
     /// The caller broke an argument precondition (e.g. a member list with a duplicate leaf).
     case invalidArgument(String)
     case database(StoreError)

@@ -65,46 +65,6 @@ extension DeliveryTransaction {
         }
     }
 
-    /// The conversations `did` is a current member of, most recently active first (last message,
-    /// else creation), with their current members. `cursor` continues after a previous page;
-    /// `invalidCursor` for one this store did not produce.
-    public func listConvos(for did: DID, limit: Int = 50, cursor: String? = nil) throws(DeliveryStoreError) -> ConvoPage {
-        try guarded {
-            guard limit >= 1, limit <= 1000 else { throw DeliveryStoreError.invalidArgument("limit 1…1000") }
-            let after = try cursor.map { text throws(DeliveryStoreError) in try ConvoCursor(parsing: text) }
-            let rows = try connection.query("""
-                SELECT \(ConvoState.columns), (EXTRACT(EPOCH FROM a.activity) * 1000000)::bigint AS activity_micros
-                FROM convos c
-                CROSS JOIN LATERAL (SELECT coalesce(c.last_message_at, c.created_at) AS activity) a
-                WHERE EXISTS (SELECT 1 FROM members m WHERE m.convo_id = c.convo_id AND m.did = $1 AND m.left_at IS NULL)
-                  AND ($2::bigint IS NULL
-                       OR (a.activity, c.convo_id) < (timestamptz 'epoch' + $2 * interval '1 microsecond', $3::text))
-                ORDER BY a.activity DESC, c.convo_id DESC
-                LIMIT $4
-                """, [did, after?.activityMicros, after?.convoID, Int64(limit + 1)])
-            let page = rows.prefix(limit)
-            let convos = try page.map(ConvoState.init(row:))
-            var membersByConvo: [String: [MemberRow]] = [:]
-            if !convos.isEmpty {
-                let memberRows = try connection.query("""
-                    SELECT \(MemberRow.columns) FROM members WHERE convo_id = ANY($1) AND left_at IS NULL
-                    ORDER BY convo_id, leaf_index
-                    """, [PGArray(convos.map(\.convoID))])
-                for row in memberRows {
-                    let member = try MemberRow(row: row)
-                    membersByConvo[member.convoID, default: []].append(member)
-                }
-            }
-            var next: String?
-            if rows.count > limit, let last = page.last {
-                next = ConvoCursor(activityMicros: try last.int64("activity_micros"),
-                                   convoID: try last.string("convo_id")).encoded
-            }
-            return ConvoPage(convos: convos.map { ConvoSummary(convo: $0, members: membersByConvo[$0.convoID] ?? []) },
-                             cursor: next)
-        }
-    }
-
     /// Replaces the stored GroupInfo with one for `epoch`, which must be the current epoch.
     public func updateGroupInfo(convoID: String, epoch: Int64, groupInfo: [UInt8]) throws(DeliveryStoreError) {
         try guarded {

@@ -13,6 +13,16 @@ extension Database {
         maxRetries: Int = 5,
         _ body: (PGConnection) throws -> T
     ) throws -> T {
+        try retrying(maxRetries: maxRetries, nothingSent: { !$0.beganTransaction }) { connection in
+            try connection.inTransaction(isolation, body)
+        }
+    }
+
+    /// Runs `attempt` on a pooled connection; after a serialization failure or deadlock runs it
+    /// again (up to `maxRetries` times, after a jittered pause), and once more on a fresh
+    /// connection if the server had closed the pooled one before `attempt` sent anything.
+    private func retrying<T>(maxRetries: Int, nothingSent: (PGConnection) -> Bool,
+                             _ attempt: (PGConnection) throws -> T) throws -> T {
         let backoff = RetryBackoff()
         var generator = SystemRandomNumberGenerator()
         var retries = 0
@@ -21,13 +31,31 @@ extension Database {
             let connection = try checkout()
             do {
                 defer { checkin(connection) }
-                return try connection.inTransaction(isolation, body)
+                return try attempt(connection)
             } catch let error as StoreError where error.isTransient && retries < maxRetries {
                 retries += 1
                 Thread.sleep(forTimeInterval: backoff.delay(attempt: retries, using: &generator))
-            } catch StoreError.unavailable(_) where !restartedAfterDisconnect && !connection.beganTransaction {
+            } catch StoreError.unavailable(_) where !restartedAfterDisconnect && nothingSent(connection) {
                 restartedAfterDisconnect = true
             }
+        }
+    }
+}
+
+extension Database {
+    /// `statements` as one transaction in one round trip (`PGConnection.pipelinedTransaction`),
+    /// retried like `transaction(isolation:maxRetries:_:)`. After a connection broke mid-pipeline
+    /// it is not retried: whether the server committed is then unknown.
+    public func pipelinedTransaction(_ statements: [PGStatement], isolation: IsolationLevel = .readCommitted,
+                                     maxRetries: Int = 5) throws(StoreError) -> [[PGRow]] {
+        do {
+            return try retrying(maxRetries: maxRetries, nothingSent: { !$0.sentPipeline }) { connection in
+                try connection.pipelinedTransaction(statements, isolation: isolation)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .queryFailed(sqlState: "XX000", message: String(describing: error))
         }
     }
 }

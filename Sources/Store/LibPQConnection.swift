@@ -35,7 +35,13 @@ final class LibPQConnection {
         return connection
     }
 
-    var isOK: Bool { PQstatus(handle) == CONNECTION_OK }
+    /// Set when the session was left in a state it cannot be trusted in (a pipeline cut short).
+    private var abandoned = false
+
+    var isOK: Bool { !abandoned && PQstatus(handle) == CONNECTION_OK }
+
+    /// Marks the connection unusable, so the pool closes it instead of lending it again.
+    func abandon() { abandoned = true }
 
     var errorMessage: String {
         guard let message = PQerrorMessage(handle) else { return "unknown libpq error" }
@@ -68,7 +74,18 @@ final class LibPQConnection {
 
     /// Runs a prepared statement; results are always requested in binary format.
     func execPrepared(name: String, bindings: [PGBinding?]) throws(StoreError) -> LibPQResult {
-        // All parameter bytes go in one buffer so every pointer stays valid for the call.
+        let result = try withParameters(bindings) { count, values, lengths, formats in
+            PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+        }
+        return try check(result)
+    }
+
+    /// Lays the parameters out for libpq and calls `body` with them: all bytes go in one buffer,
+    /// so every pointer stays valid for the call.
+    private func withParameters<R>(
+        _ bindings: [PGBinding?],
+        _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> R
+    ) throws(StoreError) -> R {
         var buffer: [UInt8] = []
         var offsets: [Int] = []
         var lengths: [Int32] = []
@@ -95,14 +112,67 @@ final class LibPQConnection {
         }
         // A non-NULL pointer even for an empty value: NULL would mean SQL NULL.
         buffer.append(0)
-        let result = buffer.withUnsafeBufferPointer { bytes in
+        return buffer.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 let base = chars.baseAddress!
                 let values: [UnsafePointer<CChar>?] = offsets.map { $0 < 0 ? nil : base + $0 }
-                return PQexecPrepared(handle, name, Int32(bindings.count), values, lengths, formats, 1)
+                return body(Int32(bindings.count), values, lengths, formats)
             }
         }
-        return try check(result)
+    }
+
+    // MARK: Pipeline mode (PostgreSQL manual §34.5)
+
+    func enterPipelineMode() throws(StoreError) {
+        guard PQenterPipelineMode(handle) == 1 else { throw failure() }
+    }
+
+    /// Leaves pipeline mode; every result must have been read.
+    func exitPipelineMode() throws(StoreError) {
+        guard PQexitPipelineMode(handle) == 1 else { throw failure() }
+    }
+
+    /// Queues a prepared statement in the pipeline (nothing is read here).
+    func sendPrepared(name: String, bindings: [PGBinding?]) throws(StoreError) {
+        let sent = try withParameters(bindings) { count, values, lengths, formats in
+            PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+        }
+        guard sent == 1 else { throw failure() }
+    }
+
+    /// Queues a statement without parameters (BEGIN, COMMIT) through the extended protocol.
+    func sendCommand(_ sql: String) throws(StoreError) {
+        guard PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 1) == 1 else { throw failure() }
+    }
+
+    /// Marks the end of the pipeline and sends everything queued.
+    func pipelineSync() throws(StoreError) {
+        guard PQpipelineSync(handle) == 1 else { throw failure() }
+    }
+
+    /// The next statement's result in a pipeline: its outcome, after which libpq's NULL separator
+    /// has been consumed. A statement skipped because an earlier one failed reports `pipelineAborted`.
+    func nextPipelineResult() -> Result<LibPQResult, StoreError> {
+        guard let handle = PQgetResult(handle) else { return .failure(failure()) }
+        let result = LibPQResult(handle: handle)
+        // Each statement's results end with a NULL.
+        while let extra = PQgetResult(self.handle) { PQclear(extra) }
+        if result.isPipelineAborted {
+            return .failure(.queryFailed(sqlState: "25P02", message: "skipped: an earlier statement of the pipeline failed"))
+        }
+        guard result.isSuccess else { return .failure(result.error(connectionOK: isOK)) }
+        return .success(result)
+    }
+
+    /// Reads the sync point's marker that ends a pipeline; false when the connection broke.
+    func readPipelineSync() -> Bool {
+        guard let handle = PQgetResult(handle) else { return false }
+        defer { PQclear(handle) }
+        return PQresultStatus(handle) == PGRES_PIPELINE_SYNC
+    }
+
+    private func failure() -> StoreError {
+        isOK ? .queryFailed(sqlState: "", message: errorMessage) : .unavailable(errorMessage)
     }
 
     private func check(_ result: OpaquePointer?) throws(StoreError) -> LibPQResult {

@@ -15,6 +15,9 @@ final class LibPQResult {
         }
     }
 
+    /// A statement the server skipped because an earlier one in the same pipeline failed.
+    var isPipelineAborted: Bool { PQresultStatus(handle) == PGRES_PIPELINE_ABORTED }
+
     /// Rows affected by INSERT/UPDATE/DELETE/SELECT…; 0 for commands that report none.
     var affectedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
 

@@ -10,9 +10,12 @@ public final class PGConnection {
     private var statementCounter = 0
     /// The last error this connection raised, so a transaction whose body swallowed an error
     /// can still report (and retry) it.
-    private(set) var lastError: StoreError?
+    var lastError: StoreError?
     /// Whether the last `inTransaction` got past BEGIN.
     private(set) var beganTransaction = false
+    /// Whether the last pipeline got as far as sending: after that, a broken connection leaves it
+    /// unknown whether the server ran (and committed) what it got.
+    var sentPipeline = false
 
     /// Beyond this many cached statements the cache is dropped (`DEALLOCATE ALL`).
     static let statementCacheLimit = 256
@@ -65,7 +68,7 @@ public final class PGConnection {
         }
     }
 
-    private func statementName(for key: StatementKey) throws(StoreError) -> String {
+    func statementName(for key: StatementKey) throws(StoreError) -> String {
         if let name = statements[key] { return name }
         if statements.count >= Self.statementCacheLimit {
             _ = try raw.exec("DEALLOCATE ALL")

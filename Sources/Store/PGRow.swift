@@ -1,9 +1,10 @@
 import Foundation
 
 /// Names and types of a result's columns, shared by all its rows.
+@usableFromInline
 final class PGColumns: Sendable {
     let names: [String]
-    let types: [PGType]
+    @usableFromInline let types: [PGType]
     /// The first column with each name, as SQL resolves duplicate output names.
     let indexByName: [String: Int]
 
@@ -40,8 +41,10 @@ extension Int: PGColumnKey {
 /// One result row. Values arrive in binary format and are copied out of libpq, so rows outlive
 /// the connection and can cross threads. Accessors throw `StoreError.decoding` naming the column.
 public struct PGRow: Sendable {
-    let columns: PGColumns
-    let values: [[UInt8]?]
+    // Inlinable accessors: callers in other modules get them specialized for their column key
+    // and value types, instead of generic calls that look up type metadata per cell.
+    @usableFromInline let columns: PGColumns
+    @usableFromInline let values: [[UInt8]?]
 
     init(columns: PGColumns, values: [[UInt8]?]) {
         self.columns = columns
@@ -60,6 +63,7 @@ public struct PGRow: Sendable {
     }
 
     /// Reads a non-NULL cell; NULL is a decoding error.
+    @inlinable
     public func decode<T: PGDecodable>(_: T.Type, _ column: some PGColumnKey) throws(StoreError) -> T {
         guard let value = try decodeOptional(T.self, column) else {
             throw .decoding("\(describe(try column.columnIndex(in: self))) is NULL, expected \(T.self)")
@@ -68,6 +72,7 @@ public struct PGRow: Sendable {
     }
 
     /// Reads a cell, giving nil for NULL.
+    @inlinable
     public func decodeOptional<T: PGDecodable>(_: T.Type, _ column: some PGColumnKey) throws(StoreError) -> T? {
         let index = try column.columnIndex(in: self)
         guard let bytes = values[index] else { return nil }
@@ -92,14 +97,16 @@ public struct PGRow: Sendable {
         }
     }
 
-    private func describe(_ index: Int) -> String {
+    @usableFromInline
+    func describe(_ index: Int) -> String {
         "column \"\(columns.names[index])\" (\(columns.types[index]))"
     }
 }
 
 extension StoreError {
     /// The inner message of a decoding error, for wrapping with the column name.
-    fileprivate var reason: String {
+    @usableFromInline
+    var reason: String {
         if case .decoding(let message) = self { return message }
         return description
     }

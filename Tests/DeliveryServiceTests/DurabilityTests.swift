@@ -47,6 +47,8 @@ final class DurabilityTests: XCTestCase {
                         successes.increment()
                     } else {
                         failures += 1
+                        // 503: the database went away under the server.
+                        if response.status == 503 { interrupted = true }
                         if response.status == 503 || failures > 20 { return }
                     }
                 } catch {
@@ -104,8 +106,8 @@ final class DurabilityTests: XCTestCase {
 
     /// Four members in one chat, a fifth alone in a convo it keeps committing to; then the
     /// in-process server stops, leaving database and PLC directory to the child process.
-    func makeSetup() throws -> Setup {
-        let harness = try ServiceHarness()
+    func makeSetup(server: String? = nil) throws -> Setup {
+        let harness = try ServiceHarness(server: server)
         let flow = ChatFlow(service: harness)
         let members = (0..<4).map { _ in flow.user() }
         for member in members.dropFirst() { try flow.publishKeyPackage(member) }

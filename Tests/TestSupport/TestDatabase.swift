@@ -43,9 +43,10 @@ public final class TestDatabase {
         return base
     }
 
+    /// - Parameter server: the PostgreSQL server to make the namespace on; DATABASE_URL's by default.
     public init(_ scope: Scope = .schema, prefix: String = "test", poolSize: Int = 4, checkoutTimeout: Double = 5,
-                migrate: Bool = false) throws {
-        let base = try Self.baseURL()
+                migrate: Bool = false, server: String? = nil) throws {
+        let base = try server ?? Self.baseURL()
         self.scope = scope
         name = prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         admin = try Database(url: base, poolSize: 2)

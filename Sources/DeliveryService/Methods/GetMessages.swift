@@ -6,10 +6,10 @@ enum GetMessages {
     typealias Output = GetMessagesOutput
 
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
-        XRPCMethod("blue.catbird.mls.getMessages", .query) { context in
+        var method = XRPCMethod("blue.catbird.mls.getMessages", .query) { context in
             let parameters = context.parameters
             let convoID = try InputValidation.convoID(try parameters.requiredString("convoId"))
-            _ = try env.convo(convoID, memberDID: context.caller)
+            let caller = context.caller
             let kind: MessageKind?
             switch parameters.string("type") ?? "all" {
             case "all": kind = nil
@@ -26,10 +26,17 @@ enum GetMessages {
             let limit = try parameters.limit()
             let query = MessageQuery(sinceSeq: Int64(try parameters.int("sinceSeq", in: 0...Int.max) ?? 0), limit: limit,
                                      fromEpoch: fromEpoch, toEpoch: toEpoch, kind: kind)
-            let page = try env.store.messages(convoID: convoID, query)
+            // One round trip: the token's replay record, then conversation, membership and page
+            // (404 ConvoNotFound, 403 NotMember) in one statement.
+            let replay = context.deferredReplay
+            let page = try env.store.messages(convoID: convoID, member: caller, query, replay: replay?.record) {
+                replay?.settle()
+            }
             let last = page.messages.last?.seq
             return .json(Output(messages: page.messages.map(MessageView.init), lastSeq: page.lastSeq,
                                 cursor: page.messages.count == limit ? last.map(String.init) : nil))
         }
+        method.recordsReplayInHandler = true
+        return method
     }
 }

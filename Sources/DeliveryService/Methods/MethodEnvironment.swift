@@ -10,6 +10,8 @@ struct MethodEnvironment: Sendable {
     let limits: ServiceLimits
     /// Where attachment files live (BLOB_DIR).
     let blobs: BlobDirectory
+    /// Group commit for sendMessage.
+    let messages: MessageBatcher
 
     /// The conversation, if the caller is one of its current members: 404 ConvoNotFound or 403 NotMember.
     func convo(_ convoID: String, memberDID did: DID) throws -> ConvoState {

@@ -18,7 +18,7 @@ enum SendMessage {
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
         // base64 grows 4/3; leave room for the JSON around the ciphertext.
         let maxBody = env.limits.maxCiphertextBytes / 3 * 4 + 64 << 10
-        return XRPCMethod("blue.catbird.mls.sendMessage", .procedure, maxBodySize: maxBody) { context in
+        var method = XRPCMethod("blue.catbird.mls.sendMessage", .procedure, maxBodySize: maxBody) { context in
             let caller = context.caller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.convoId)
@@ -35,7 +35,20 @@ enum SendMessage {
             let attachments = try attachmentIDs(input.attachments)
             let message = NewMessage(convoID: convoID, msgID: msgID, epoch: epoch, senderDID: caller,
                                      content: content, paddedSize: input.paddedSize)
-            return try env.idempotent(context, key: input.idempotencyKey) { tx in
+            let replay = context.deferredReplay
+            let record = replay?.record
+            if case .ciphertext = content, attachments.isEmpty, input.idempotencyKey == nil {
+                // The common case: group-committed with concurrent messages (MessageBatcher).
+                let outcome = env.messages.append(BatchedMessage(message, replay: record))
+                if outcome.replayRecorded { replay?.settle() }
+                let stored = try outcome.result.get()
+                return .json(Output(messageId: msgID, receivedAt: Timestamp.rfc3339(stored.receivedAt), seq: stored.seq,
+                                    epoch: stored.epoch))
+            }
+            var recorded = false
+            let output = try env.idempotent(context, key: input.idempotencyKey) { tx in
+                recorded = false
+                if let record { try tx.recordReplay(record) }
                 let stored = try tx.appendMessage(message)
                 // A repeated msgId returns the first result, whose links were made the first time.
                 if !stored.duplicate { try tx.attachBlobs(attachments, convoID: convoID, seq: stored.seq) }
@@ -49,9 +62,16 @@ enum SendMessage {
                         RecipientView(did: $0.did, storage: $0.storage.map(StorageProviderView.init))
                     }
                 }
+                recorded = record != nil
                 return output
             }
+            // The token committed with the message (a repeated idempotency key runs nothing: the
+            // router then records the token alone).
+            if recorded { replay?.settle() }
+            return output
         }
+        method.recordsReplayInHandler = true
+        return method
     }
 
     /// At most `maxAttachments` well-formed blob ids, no duplicates; whether each is a blob of the

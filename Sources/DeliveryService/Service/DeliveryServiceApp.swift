@@ -37,7 +37,9 @@ public final class DeliveryServiceApp: Sendable {
         retention = RetentionJob(store: store, settings: configuration.retention, log: log,
                                  extraSteps: [BlobRetention(reclaimer: reclaimer, now: { Date() }),
                                               BlobFileSweep(reclaimer: reclaimer, now: { Date() })])
-        let environment = MethodEnvironment(store: store, log: log, limits: configuration.limits, blobs: blobs)
+        let environment = MethodEnvironment(store: store, log: log, limits: configuration.limits, blobs: blobs,
+                                            messages: MessageBatcher(store: store, lanes: configuration.messageBatching.lanes,
+                                                                     maxBatch: configuration.messageBatching.maxBatch))
         let events = try EventService(store: store, settings: configuration.events,
                                       serviceEndpoint: configuration.serviceEndpoint, log: log)
         self.events = events
@@ -59,7 +61,10 @@ public final class DeliveryServiceApp: Sendable {
             log: log, rateLimits: rateLimits, metrics: metrics,
             webSocketRoutes: [EventService.subscribeNSID: { request, authenticate in
                 try events.upgrade(request, authenticate: authenticate)
-            }])
+            }],
+            deferredReplayAuth: DeferredReplayAuth(
+                verify: { header, nsid throws(AuthError) in try verifier.verifyDeferringReplay(authorization: header, lexiconMethod: nsid) },
+                record: { claim throws(AuthError) in try verifier.record(claim) }))
         let server = HTTPServer(configuration: configuration.http, responder: router)
         self.server = server
         let database = self.database

@@ -1,3 +1,4 @@
+import ATProto
 import DeliveryStore
 import Store
 
@@ -29,6 +30,7 @@ extension DeliveryStoreError {
             return XRPCError(413, .quotaExceeded, "the upload would exceed the blob quota (\(used) of \(quota) bytes used)")
         case .invalidAttachment(let message): return XRPCError(400, .invalidAttachment, message)
         case .invalidArgument(let message): return .invalidRequest(message)
+        case .tokenReplayed: return XRPCError(AuthError.replayedToken)
         case .database: return nil
         }
     }

@@ -72,6 +72,10 @@ extension ServiceConfiguration {
         if let bytes = try env.integer("BLOB_QUOTA_BYTES", in: 0...Int(Int64.max)) { config.limits.blobQuotaBytes = Int64(bytes) }
         if let directory = env.string("BLOB_DIR") { config.blobDirectory = directory }
 
+        // Group commit of sendMessage.
+        if let lanes = try env.integer("MESSAGE_BATCH_LANES", in: 1...64) { config.messageBatching.lanes = lanes }
+        if let count = try env.integer("MESSAGE_BATCH_MAX", in: 1...1000) { config.messageBatching.maxBatch = count }
+
         // Rate limits.
         if let enabled = try env.flag("RATE_LIMIT_ENABLED") { config.rateLimits.enabled = enabled }
         try env.rateLimitRule("RATE_LIMIT_IP") { config.rateLimits.perIP = $0 }

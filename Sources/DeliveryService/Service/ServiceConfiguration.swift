@@ -27,6 +27,8 @@ public struct ServiceConfiguration: Sendable {
     public var events = EventSettings()
     /// MESSAGE_TTL_DAYS, RETENTION_*.
     public var retention = RetentionSettings()
+    /// MESSAGE_BATCH_LANES, MESSAGE_BATCH_MAX.
+    public var messageBatching = MessageBatchSettings()
 
     public init() {}
 

@@ -5,6 +5,10 @@ import Lexicon
 extension ConvoView {
     /// The view of a stored conversation and its members.
     init(_ convo: ConvoState, members: [MemberRow]) {
+        self.init(convo.header, members: members)
+    }
+
+    init(_ convo: ConvoHeader, members: [MemberRow]) {
         let metadata = convo.name == nil && convo.description == nil
             ? nil : ConvoMetadata(name: convo.name, description: convo.description)
         self.init(id: convo.convoID, groupId: convo.convoID, creator: convo.creatorDID, members: members.map(MemberView.init),

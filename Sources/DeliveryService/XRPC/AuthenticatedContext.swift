@@ -24,10 +24,13 @@ public struct AuthenticatedContext: Sendable {
     public let base: XRPCContext
     /// The caller's DID, verified by service auth for this request.
     public let caller: DID
+    /// Set for methods with `recordsReplayInHandler`: the token to record in the handler's transaction.
+    public let deferredReplay: DeferredReplay?
 
-    fileprivate init(base: XRPCContext, caller: DID) {
+    fileprivate init(base: XRPCContext, caller: DID, deferredReplay: DeferredReplay?) {
         self.base = base
         self.caller = caller
+        self.deferredReplay = deferredReplay
     }
 
     public var request: HTTPRequest { base.request }
@@ -52,6 +55,8 @@ public struct XRPCRequestContext {
     let body: XRPCBodyReader?
     /// The verified caller: set by `ServiceAuth` only.
     public fileprivate(set) var caller: DID?
+    /// The token whose replay check the handler records (`XRPCMethod.recordsReplayInHandler`).
+    fileprivate(set) var deferredReplay: DeferredReplay?
 
     init(nsid: String, requestID: String, method: XRPCMethod?, body: XRPCBodyReader?) {
         self.nsid = nsid
@@ -62,7 +67,7 @@ public struct XRPCRequestContext {
 
     /// The authenticated handler's view, once `ServiceAuth` verified a caller.
     func authenticated(_ base: XRPCContext) -> AuthenticatedContext? {
-        caller.map { AuthenticatedContext(base: base, caller: $0) }
+        caller.map { AuthenticatedContext(base: base, caller: $0, deferredReplay: deferredReplay) }
     }
 }
 
@@ -73,12 +78,31 @@ struct ServiceAuth: XRPCMiddleware {
     /// Verifies the `Authorization` header for the NSID; nil refuses every authenticated method
     /// (tests of the routing layer only).
     let verify: (@Sendable (String?, String) throws(AuthError) -> DID)?
+    /// For methods that record the token's replay check in their own transaction; nil verifies them
+    /// as every other method.
+    let deferred: DeferredReplayAuth?
     let metrics: ServiceMetrics?
 
     func handle(_ request: HTTPRequest, _ context: XRPCRequestContext, next: XRPCNext) -> XRPCResult {
         guard context.method?.auth == .required else { return next(request, context) }
         let refusal: XRPCError
-        if let verify {
+        if let deferred, context.method?.recordsReplayInHandler == true {
+            do throws(AuthError) {
+                let claim = try deferred.verify(request.headers["Authorization"], context.nsid)
+                let replay = DeferredReplay(claim)
+                var context = context
+                context.caller = claim.did
+                context.deferredReplay = replay
+                var result = next(request, context)
+                result.caller = context.caller
+                // A token the handler did not record (it failed before its transaction committed) is
+                // recorded now, and a replay answers 401 whatever the handler said.
+                if !replay.isSettled { try deferred.record(claim) }
+                return result
+            } catch {
+                refusal = XRPCError(error)
+            }
+        } else if let verify {
             do throws(AuthError) {
                 var context = context
                 context.caller = try verify(request.headers["Authorization"], context.nsid)

@@ -29,6 +29,8 @@ public struct XRPCMethod: Sendable {
     /// Handlers that touch the database or the network block; they run on the worker pool.
     public let mayBlock: Bool
     public let handler: Handler
+    /// The handler records the token's replay check in its own transaction (`DeferredReplay`).
+    public var recordsReplayInHandler = false
 
     /// Whether the router runs service auth before the handler.
     public var auth: Auth {

@@ -30,7 +30,8 @@ public final class XRPCRouter: HTTPResponder {
     /// - Parameter rateLimits: nil serves without limits.
     public init(methods: [XRPCMethod], plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse] = [:],
                 authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?, log: Log,
-                rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil, webSocketRoutes: [String: WebSocketRoute] = [:]) {
+                rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil, webSocketRoutes: [String: WebSocketRoute] = [:],
+                deferredReplayAuth: DeferredReplayAuth? = nil) {
         var table: [String: XRPCMethod] = [:]
         for method in methods {
             precondition(table[method.nsid] == nil, "duplicate XRPC method \(method.nsid)")
@@ -42,7 +43,7 @@ public final class XRPCRouter: HTTPResponder {
         self.log = log
         self.metrics = metrics
         self.webSocketRoutes = webSocketRoutes
-        auth = ServiceAuth(verify: authenticate, metrics: metrics)
+        auth = ServiceAuth(verify: authenticate, deferred: deferredReplayAuth, metrics: metrics)
         ipLimit = rateLimits.map { IPRateLimit(rateLimits: $0, metrics: metrics) }
         var middleware: [any XRPCMiddleware] = [RequestMetrics(metrics: metrics, log: log)]
         if let ipLimit { middleware.append(ipLimit) }

@@ -26,8 +26,9 @@ final class ServiceHarness {
 
     var baseURL: String { "http://127.0.0.1:\(app.port)" }
 
-    init(environment extra: [String: String] = [:]) throws {
-        namespace = try TestDatabase(.database, prefix: "catbird_test", poolSize: 1)
+    /// - Parameter server: the PostgreSQL server to create the database on; DATABASE_URL's by default.
+    init(environment extra: [String: String] = [:], server: String? = nil) throws {
+        namespace = try TestDatabase(.database, prefix: "catbird_test", poolSize: 1, server: server)
         plc = try LoopbackHTTPServer()
         blobDirectory = extra["BLOB_DIR"] ?? NSTemporaryDirectory() + "catbird-blobs-" + namespace.name
         // Through the same parser as the executable, so a test's variables mean what they mean in production.
