@@ -87,7 +87,7 @@ final class ConfigurationTests: XCTestCase {
         "SUBSCRIPTION_TICKET_KEY": String(repeating: "ab", count: 32), "SUBSCRIPTION_TICKET_TTL": "60",
         "EVENTS_MAX_SOCKETS_PER_USER": "9", "EVENTS_INLINE_CIPHERTEXT_MAX": "0", "EVENTS_WORKER_THREADS": "3",
         "MESSAGE_TTL_DAYS": "7", "RETENTION_KEEP_COMMIT_EPOCHS": "0", "RETENTION_BATCH_SIZE": "500",
-        "RETENTION_INTERVAL_SECONDS": "60",
+        "RETENTION_INTERVAL_SECONDS": "60", "MESSAGE_BATCH_LANES": "4", "MESSAGE_BATCH_MAX": "32",
     ]
 
     /// The README's table names exactly these variables, and each one, set alone, changes the
@@ -194,7 +194,7 @@ final class ConfigurationTests: XCTestCase {
             ("TRUSTED_PROXIES", "10.0.0.0/33"),
             ("SUBSCRIPTION_TICKET_TTL", "0"), ("SUBSCRIPTION_TICKET_TTL", "301"), ("EVENTS_MAX_SOCKETS_PER_USER", "0"),
             ("EVENTS_INLINE_CIPHERTEXT_MAX", "-1"), ("EVENTS_WORKER_THREADS", "65"),
-            ("MESSAGE_TTL_DAYS", "-1"), ("MESSAGE_TTL_DAYS", "thirty"), ("RETENTION_BATCH_SIZE", "0"),
+            ("MESSAGE_TTL_DAYS", "-1"), ("MESSAGE_TTL_DAYS", "thirty"), ("MESSAGE_BATCH_LANES", "0"), ("MESSAGE_BATCH_MAX", "1001"), ("RETENTION_BATCH_SIZE", "0"),
             ("RETENTION_KEEP_COMMIT_EPOCHS", "-2"), ("RETENTION_INTERVAL_SECONDS", "0"),
         ]
         for (name, value) in cases {

@@ -16,7 +16,8 @@ final class MessageBatchTests: StoreTestCase {
         let convo = try makeConvo([leaf(0, "alice"), leaf(1, "bob")])
         let other = try makeConvo([leaf(0, "alice")])
         let first = try store.appendMessage(message(convo, "taken"))
-        try store.database.execute("INSERT INTO auth_replay (iss, jti, expires_at) VALUES ('did:plc:alice', 'used', now() + interval '1 minute')")
+        try store.database.execute("INSERT INTO auth_replay (iss, jti, expires_at) VALUES ($1, 'used', now() + interval '1 minute')",
+                                   [did("alice")])
         let batch: [BatchedMessage] = [
             BatchedMessage(message(convo, "a1"), replay: replay("t1")),
             BatchedMessage(message(convo, "wrong-epoch", epoch: 1), replay: replay("t2")),

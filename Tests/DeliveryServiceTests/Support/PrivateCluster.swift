@@ -28,17 +28,16 @@ struct PrivateCluster {
     static func start() throws -> PrivateCluster {
         let directory = NSTemporaryDirectory() + "catbird-pgcrash-" + UUID().uuidString.prefix(8).lowercased()
         let url = try script(["start", directory])
-        let port = try String(contentsOfFile: directory + "/port", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Its files live where pg.sh puts them (as root, in postgres's home).
+        let files = try script(["where", directory])
+        let port = try String(contentsOfFile: files + "/port", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         return PrivateCluster(directory: directory, port: port, url: url)
     }
 
     func crash() throws { _ = try Self.script(["crash", directory]) }
     func restart() throws { _ = try Self.script(["start", directory, port]) }
 
-    func remove() {
-        _ = try? Self.script(["stop", directory])
-        try? FileManager.default.removeItem(atPath: directory)
-    }
+    func remove() { _ = try? Self.script(["destroy", directory]) }
 
     var fsync: String {
         get throws {
