@@ -1,4 +1,5 @@
 import MLS
+import MLSTestSupport
 import XCTest
 
 /// The service's check of sealed commits through their GroupInfo: what a dishonest committer can
