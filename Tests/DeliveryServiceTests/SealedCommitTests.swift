@@ -181,6 +181,11 @@ final class SealedCommitTests: ServiceTestCase {
         let before = try rows.convo(chat.convo)
         let reply = try send(chat, as: alice, update.commit, groupInfo: nil)
         expect(reply, 400, "GroupInfoRequired", saying: "cannot check that the encrypted commit matches")
+        // A GroupInfo without its tree shows nothing to check (and could not serve a joiner).
+        var treeless = GroupInfoForgery(update.groupInfo, suite: chat.flow.suite)
+        treeless.groupInfo.extensions.removeAll { $0.extensionType == .ratchetTree }
+        expect(try send(chat, as: alice, update.commit, groupInfo: try treeless.signed(by: alice.signingKey)), 400, "InvalidGroupInfo",
+               saying: "ratchet_tree")
         XCTAssertEqual(try rows.convo(chat.convo), before)
         XCTAssertEqual(try send(chat, as: alice, update.commit, groupInfo: update.groupInfo).status, 200)
     }

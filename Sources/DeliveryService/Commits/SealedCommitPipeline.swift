@@ -34,15 +34,17 @@ struct SealedCommitPipeline {
                             + Self.unverifiable)
         }
         let groupInfo = try MLSInput.groupInfo(groupInfoBytes)
-        // Cheap, before any signature: the GroupInfo's signer is taken as the committer.
+        // Cheap, before any signature or hash: the GroupInfo's signer is taken as the committer, and
+        // its tree (decoded once, then handed to the verifier) holds at most the member limit.
         if let signer = prepared.current.tree.leafNode(at: groupInfo.signer),
            MemberIdentity.did(of: signer.credential) != request.caller.rawValue {
             throw XRPCError.forbidden(.notCommitter, "the GroupInfo is signed by another member's leaf")
         }
+        let tree = try Self.tree(of: groupInfo, maxMembers: pipeline.env.limits.maxMembers)
         let transition: VerifiedSealedTransition
         do {
             transition = try SealedCommitVerifier(current: prepared.current)
-                .verify(commit: message, groupInfo: groupInfo, now: UInt64(Date().timeIntervalSince1970))
+                .verify(commit: message, groupInfo: groupInfo, ratchetTree: tree, now: UInt64(Date().timeIntervalSince1970))
         } catch {
             throw error.xrpcError
         }
@@ -57,6 +59,23 @@ struct SealedCommitPipeline {
         let covered = try CommitIntegrity.coveredProposals(prepared.pending, referenced: [], summary: summary)
         return try pipeline.finish(prepared, next: transition.next, summary: summary, committerDID: committerDID,
                                    welcome: request.welcome, covered: covered)
+    }
+
+    /// The GroupInfo's ratchet_tree extension: required, as the service stores the GroupInfo and
+    /// serves it to external joiners; at most `maxMembers` occupied leaves.
+    static func tree(of groupInfo: GroupInfo, maxMembers: Int) throws(XRPCError) -> RatchetTree {
+        guard let ext = groupInfo.extensions.first(ofType: .ratchetTree), let tree = try? ext.decodeRatchetTree() else {
+            throw XRPCError(400, .invalidGroupInfo, "sealed commit: the GroupInfo must carry the new tree in its ratchet_tree "
+                            + "extension (RFC 9420 §12.4.3.3), which the service checks and serves to joiners")
+        }
+        var members = 0
+        for index in stride(from: 0, to: tree.nodes.count, by: 2) {
+            if case .some = tree.nodes[index] { members += 1 }
+        }
+        guard members <= maxMembers else {
+            throw XRPCError(400, .tooManyMembers, "a conversation has at most \(maxMembers) members")
+        }
+        return tree
     }
 
     /// The KeyPackages the added leaves came from. The sealed commit's Adds are encrypted, so the
