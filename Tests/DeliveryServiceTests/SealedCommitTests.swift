@@ -10,27 +10,9 @@ import XCTest
 /// a dishonest member could sign is refused with its XRPC error and leaves the database rows exactly
 /// as they were (read from PostgreSQL, not through the API). `SealedCommitVerifierTests` has the
 /// same forgeries against the verifier alone; here they go through the service's own rules too.
-final class SealedCommitTests: ServiceTestCase {
-    struct Chat {
-        let flow: ChatFlow
-        let users: [MLSTestUser]
-        let convo: String
-    }
-
-    /// `count` users; the first creates a sealed conversation with the others, who join.
-    func chat(_ count: Int) throws -> Chat {
-        var flow = ChatFlow(service: try service)
-        flow.sealed = true
-        let users = (0..<count).map { _ in flow.user() }
-        for user in users.dropFirst() { try flow.publishKeyPackage(user) }
-        let convo = try flow.createConvo(users[0], with: Array(users.dropFirst()))
-        for user in users.dropFirst() { try flow.join(user, convo) }
-        return Chat(flow: flow, users: users, convo: convo)
-    }
-
-    func call(_ method: String, as user: MLSTestUser, _ body: [String: Any]) throws -> ServiceHarness.Reply {
-        try service.call("blue.catbird.mls." + method, as: user.identity, json: body)
-    }
+final class SealedCommitTests: ChatTestCase {
+    /// `count` users in a sealed conversation.
+    func chat(_ count: Int) throws -> Chat { try chat(count, sealed: true) }
 
     /// Sends `commit` through `method` with the GroupInfo (if any), the Welcome (if any) and `extra` fields.
     func send(_ chat: Chat, as user: MLSTestUser, _ commit: MLSMessage, groupInfo: GroupInfo?, welcome: MLSMessage? = nil,
@@ -40,16 +22,6 @@ final class SealedCommitTests: ServiceTestCase {
         if let welcome { body["welcomeMessage"] = MLSTestUser.bytes(welcome) }
         body.merge(extra) { _, new in new }
         return try call(method, as: user, body)
-    }
-
-    /// The reply is the XRPC error `status` `name`, and its message names `words` (if given).
-    func expect(_ reply: ServiceHarness.Reply, _ status: Int, _ name: String, saying words: String? = nil,
-                file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(reply.status, status, "\(reply.json)", file: file, line: line)
-        XCTAssertEqual(reply.error, name, file: file, line: line)
-        if let words {
-            XCTAssertTrue((reply.json["message"] as? String ?? "").contains(words), "\(reply.json)", file: file, line: line)
-        }
     }
 
     /// `group` of `user` with the conversation's policy.
@@ -181,11 +153,6 @@ final class SealedCommitTests: ServiceTestCase {
         let before = try rows.convo(chat.convo)
         let reply = try send(chat, as: alice, update.commit, groupInfo: nil)
         expect(reply, 400, "GroupInfoRequired", saying: "cannot check that the encrypted commit matches")
-        // A GroupInfo without its tree shows nothing to check (and could not serve a joiner).
-        var treeless = GroupInfoForgery(update.groupInfo, suite: chat.flow.suite)
-        treeless.groupInfo.extensions.removeAll { $0.extensionType == .ratchetTree }
-        expect(try send(chat, as: alice, update.commit, groupInfo: try treeless.signed(by: alice.signingKey)), 400, "InvalidGroupInfo",
-               saying: "ratchet_tree")
         XCTAssertEqual(try rows.convo(chat.convo), before)
         XCTAssertEqual(try send(chat, as: alice, update.commit, groupInfo: update.groupInfo).status, 200)
     }
@@ -237,63 +204,62 @@ final class SealedCommitTests: ServiceTestCase {
         XCTAssertTrue(try rows.keyPackages(of: [carol.did]).joined().contains("\"consumed_in_convo\":\"\(chat.convo)\""))
     }
 
-    func test_anotherMembersLeafChanged_isRefused() throws {
-        let chat = try chat(3)
+    /// Alice's sealed self-update in a conversation of `count`, its GroupInfo changed by `forge` and
+    /// signed again by her: refused with `name` saying `words`, every row unchanged; the GroupInfo as
+    /// she made it is then accepted, so the forgery alone was refused.
+    func assertForgedUpdateRefused(_ count: Int, _ status: Int, _ name: String, saying words: String,
+                                   file: StaticString = #filePath, line: UInt = #line,
+                                   _ forge: (inout GroupInfoForgery, CommitOutput) throws -> Void) throws {
+        let chat = try chat(count)
         let alice = chat.users[0]
         let update = try group(alice, chat).update()
-        let suite = chat.flow.suite
-        let mallory = try suite.signatureScheme.generatePrivateKey()
-        var forgery = GroupInfoForgery(update.groupInfo, suite: suite)
-        try forgery.editLeaf(2) { leaf in   // Bob's leaf (leaf 1, node 2), taken over by Mallory's key
-            leaf.signatureKey = mallory.publicKey.bytes
-            leaf.leafNodeSource = .update
-            try leaf.resign(with: mallory, suite: suite, groupID: update.group.groupID, leaf: 1)
-        }
+        var forgery = GroupInfoForgery(update.groupInfo, suite: chat.flow.suite)
+        try forge(&forgery, update)
         let rows = try DatabaseRows(try service)
         let before = try rows.convo(chat.convo)
-        expect(try send(chat, as: alice, update.commit, groupInfo: try forgery.signed(by: alice.signingKey)), 400, "InvalidCommit",
-               saying: "leaf 1, another member's, changed")
-        XCTAssertEqual(try rows.convo(chat.convo), before)
+        expect(try send(chat, as: alice, update.commit, groupInfo: try forgery.signed(by: alice.signingKey)), status, name,
+               saying: words, file: file, line: line)
+        XCTAssertEqual(try rows.convo(chat.convo), before, file: file, line: line)
+        XCTAssertEqual(try send(chat, as: alice, update.commit, groupInfo: update.groupInfo).status, 200, file: file, line: line)
+    }
+
+    func test_anotherMembersLeafChanged_isRefused() throws {
+        try assertForgedUpdateRefused(3, 400, "InvalidCommit", saying: "leaf 1, another member's, changed") { forgery, update in
+            let suite = forgery.suite
+            let mallory = try suite.signatureScheme.generatePrivateKey()
+            try forgery.editLeaf(2) { leaf in   // Bob's leaf (leaf 1, node 2), taken over by Mallory's key
+                leaf.signatureKey = mallory.publicKey.bytes
+                leaf.leafNodeSource = .update
+                try leaf.resign(with: mallory, suite: suite, groupID: update.group.groupID, leaf: 1)
+            }
+        }
     }
 
     func test_brokenParentHash_isRefused() throws {
-        let chat = try chat(3)
-        let alice = chat.users[0]
-        let update = try group(alice, chat).update()
-        var forgery = GroupInfoForgery(update.groupInfo, suite: chat.flow.suite)
         // The root (node 3) is on Alice's filtered direct path.
-        try forgery.editParent(3) { $0.parentHash = Array(repeating: 7, count: chat.flow.suite.nh) }
-        let rows = try DatabaseRows(try service)
-        let before = try rows.convo(chat.convo)
-        expect(try send(chat, as: alice, update.commit, groupInfo: try forgery.signed(by: alice.signingKey)), 400, "InvalidCommit",
-               saying: "parent_hash")
-        XCTAssertEqual(try rows.convo(chat.convo), before)
+        try assertForgedUpdateRefused(3, 400, "InvalidCommit", saying: "parent_hash") { forgery, _ in
+            let nh = forgery.suite.nh
+            try forgery.editParent(3) { $0.parentHash = Array(repeating: 7, count: nh) }
+        }
     }
 
     func test_epochSkip_isRefused() throws {
-        let chat = try chat(2)
-        let alice = chat.users[0]
-        let update = try group(alice, chat).update()
-        var forgery = GroupInfoForgery(update.groupInfo, suite: chat.flow.suite)
-        forgery.groupInfo.groupContext.epoch += 1
-        let rows = try DatabaseRows(try service)
-        let before = try rows.convo(chat.convo)
-        expect(try send(chat, as: alice, update.commit, groupInfo: try forgery.signed(by: alice.signingKey)), 400, "InvalidGroupInfo",
-               saying: "not the next one")
-        XCTAssertEqual(try rows.convo(chat.convo), before)
+        try assertForgedUpdateRefused(2, 400, "InvalidGroupInfo", saying: "not the next one") { forgery, _ in
+            forgery.groupInfo.groupContext.epoch += 1
+        }
     }
 
     func test_treeHashDifferentFromTheGroupContexts_isRefused() throws {
-        let chat = try chat(2)
-        let alice = chat.users[0]
-        let update = try group(alice, chat).update()
-        var forgery = GroupInfoForgery(update.groupInfo, suite: chat.flow.suite)
-        forgery.groupInfo.groupContext.treeHash[0] ^= 1
-        let rows = try DatabaseRows(try service)
-        let before = try rows.convo(chat.convo)
-        expect(try send(chat, as: alice, update.commit, groupInfo: try forgery.signed(by: alice.signingKey)), 400, "InvalidGroupInfo",
-               saying: "tree_hash")
-        XCTAssertEqual(try rows.convo(chat.convo), before)
+        try assertForgedUpdateRefused(2, 400, "InvalidGroupInfo", saying: "tree_hash") { forgery, _ in
+            forgery.groupInfo.groupContext.treeHash[0] ^= 1
+        }
+    }
+
+    func test_treelessGroupInfo_isRefused() throws {
+        // Without its tree a GroupInfo shows nothing to check, and could not serve a joiner.
+        try assertForgedUpdateRefused(2, 400, "InvalidGroupInfo", saying: "ratchet_tree") { forgery, _ in
+            forgery.groupInfo.extensions.removeAll { $0.extensionType == .ratchetTree }
+        }
     }
 
     func test_aRemovalTheCallerMayNotMake_isRefused() throws {

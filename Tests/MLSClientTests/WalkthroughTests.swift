@@ -21,16 +21,21 @@ final class WalkthroughTests: XCTestCase {
         return try MLSConversationClient(api: api, store: store, identity: identity)
     }
 
-    func texts(_ entries: [ChatEntry]) -> [String] { entries.filter { $0.kind == .message }.map(\.text) }
-
-    func testThreeUsersWalkthrough() async throws {
-        // init (through the CLI, registering with the dev PLC) and publish-key-packages.
+    /// alice, bob and carol: each `init` through the CLI (registering with the dev PLC); bob and carol
+    /// `publish-key-packages --count 2`.
+    func threeUsers() async throws -> (MLSConversationClient, MLSConversationClient, MLSConversationClient) {
         for user in ["alice", "bob", "carol"] {
             try await deployment.run(["init", "--plc", deployment.plcURL], as: user)
         }
         try await deployment.run(["publish-key-packages", "--count", "2"], as: "bob")
         try await deployment.run(["publish-key-packages", "--count", "2"], as: "carol")
-        let alice = try client("alice"), bob = try client("bob"), carol = try client("carol")
+        return (try client("alice"), try client("bob"), try client("carol"))
+    }
+
+    func texts(_ entries: [ChatEntry]) -> [String] { entries.filter { $0.kind == .message }.map(\.text) }
+
+    func testThreeUsersWalkthrough() async throws {
+        let (alice, bob, carol) = try await threeUsers()
         let aliceDID = await alice.did, bobDID = await bob.did, carolDID = await carol.did
 
         let stats = try await bob.api.getKeyPackageStats()
@@ -122,12 +127,7 @@ final class WalkthroughTests: XCTestCase {
     /// an external commit, a PublicMessage. After each step the members, the service's GroupInfo
     /// and its member rows agree.
     func testSealedWalkthrough() async throws {
-        for user in ["alice", "bob", "carol"] {
-            try await deployment.run(["init", "--plc", deployment.plcURL], as: user)
-        }
-        try await deployment.run(["publish-key-packages", "--count", "2"], as: "bob")
-        try await deployment.run(["publish-key-packages", "--count", "2"], as: "carol")
-        let alice = try client("alice"), bob = try client("bob"), carol = try client("carol")
+        let (alice, bob, carol) = try await threeUsers()
         let aliceDID = await alice.did, bobDID = await bob.did, carolDID = await carol.did
 
         let view = try await alice.createConvo(name: "sealed", inviting: [bobDID], sealed: true)
