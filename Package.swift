@@ -73,11 +73,13 @@ let package = Package(
 
         // Loopback servers, clients, clocks and the test database shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Basics", "ATProto", "Primitives", "Store"], path: "Tests/TestSupport"),
+        // What a dishonest committer could forge (GroupInfos and trees, re-signed), for MLS and service tests.
+        .target(name: "MLSTestSupport", dependencies: ["MLS"], path: "Tests/MLSTestSupport"),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
         // Reads lexicon/*.json and checks the Lexicon types field by field.
         .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics"]),
         .testTarget(name: "PrimitivesTests", dependencies: ["Basics", "Primitives"]),
-        .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors", "MLSMutations"]),
+        .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors", "MLSMutations", "MLSTestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"], exclude: ["Fixtures"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
@@ -87,6 +89,6 @@ let package = Package(
         .testTarget(name: "MLSClientTests", dependencies: [
             "MLSClient", "catbird-mls", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
         ]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport"]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport", "MLSTestSupport"]),
     ]
 )

@@ -27,6 +27,7 @@ swift test --skip-build --disable-swift-testing ${TEST_FILTER:+--filter "$TEST_F
 # The README's "Try it" commands, run for real.
 scripts/try-it.sh
 scripts/try-it.sh --suite MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519
+scripts/try-it.sh --sealed
 
 # Interop: AWS mls-rs and rfc9420 users beside ours on the real server (Tests/Interop/README.md).
 scripts/interop.sh

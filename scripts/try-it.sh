@@ -2,10 +2,19 @@
 # The README's "Try it" walkthrough as a check: the same commands against a fresh server, dev PLC and
 # database, asserting what each user reads. Needs DATABASE_URL (make test provides one) and the
 # debug executables (swift build). `--suite NAME` runs it with every user on that MLS cipher suite
-# (make test runs it again on MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519, the Catbird app's).
+# (make test runs it again on MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519, the Catbird app's);
+# `--sealed` on a conversation with sealed handshakes (`create --sealed`: every commit a PrivateMessage
+# the service checks through its GroupInfo, docs/sealed-commits.md), with a self-update added.
 set -euo pipefail
 suite=""
-if [ "${1:-}" = --suite ]; then suite=${2:?--suite needs a name}; fi
+sealed=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --suite) suite=${2:?--suite needs a name}; shift 2 ;;
+    --sealed) sealed=--sealed; shift ;;
+    *) echo "usage: $0 [--suite NAME] [--sealed]" >&2; exit 2 ;;
+  esac
+done
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 . scripts/fresh-server.sh try
@@ -23,8 +32,9 @@ BOB=$("$C" init --dir "$work/bob" --plc "http://127.0.0.1:$plc_port" "${suite_op
 CAROL=$("$C" init --dir "$work/carol" --plc "http://127.0.0.1:$plc_port" "${suite_opts[@]}" "${opts[@]}")
 "$C" publish-key-packages --dir "$work/bob" --count 5 "${opts[@]}" >/dev/null
 "$C" publish-key-packages --dir "$work/carol" --count 5 "${opts[@]}" >/dev/null
-CONVO=$("$C" create --dir "$work/alice" --name Tea "$BOB" "${opts[@]}")
+CONVO=$("$C" create --dir "$work/alice" --name Tea ${sealed:+"$sealed"} "$BOB" "${opts[@]}")
 [ -n "$suite" ] && expect "the conversation's suite is $suite" "$suite" "$("$C" convos --dir "$work/alice" --json "${opts[@]}")"
+[ -n "$sealed" ] && expect "the conversation is sealed" '"handshake" : "sealed"' "$("$C" convos --dir "$work/alice" --json "${opts[@]}")"
 "$C" join --dir "$work/bob" "$CONVO" "${opts[@]}" >/dev/null
 "$C" invite --dir "$work/alice" "$CONVO" "$CAROL" "${opts[@]}" >/dev/null
 "$C" join --dir "$work/carol" "$CONVO" "${opts[@]}" >/dev/null
@@ -33,6 +43,10 @@ CONVO=$("$C" create --dir "$work/alice" --name Tea "$BOB" "${opts[@]}")
 carol_read=$("$C" read --dir "$work/carol" "$CONVO" "${opts[@]}")
 expect "carol decrypts alice" "$ALICE: hello from alice" "$carol_read"
 expect "carol decrypts bob" "$BOB: hi, bob here" "$carol_read"
+if [ -n "$sealed" ]; then
+  "$C" update --dir "$work/bob" "$CONVO" "${opts[@]}" >/dev/null
+  expect "carol follows bob's sealed self-update" "updated the group" "$("$C" read --dir "$work/carol" "$CONVO" "${opts[@]}")"
+fi
 "$C" remove --dir "$work/alice" "$CONVO" "$CAROL" "${opts[@]}" >/dev/null
 "$C" send --dir "$work/alice" "$CONVO" "just us now" "${opts[@]}" >/dev/null
 bob_read=$("$C" read --dir "$work/bob" "$CONVO" "${opts[@]}")
@@ -43,4 +57,4 @@ if carol_send=$("$C" send --dir "$work/carol" "$CONVO" "still here?" "${opts[@]}
   echo "FAILED: a removed member could send"; exit 1
 fi
 expect "carol is refused" "no longer a member" "$carol_send"
-echo "try-it${suite:+ on $suite}: $passed passed, 0 failed"
+echo "try-it${suite:+ on $suite}${sealed:+ (sealed)}: $passed passed, 0 failed"

@@ -24,6 +24,8 @@ public struct ConvoState: Sendable, Equatable {
     public var lastEventSeq: Int64
     /// The epoch a ReInit commit created, after which the conversation takes no change; nil while live.
     public var frozenEpoch: Int64?
+    /// Whether handshake messages may be PrivateMessages.
+    public var handshake: ConvoHandshake
 
     /// The GroupInfo only if it is for the current epoch (usable for an external join).
     public var currentGroupInfo: [UInt8]? { groupInfoEpoch == epoch ? groupInfo : nil }
@@ -87,11 +89,13 @@ public struct ConvoCreation: Sendable {
     public var welcomes: [WelcomeDelivery]
     /// The commit that added the initial members (made in `epoch - 1`), stored as commit and message.
     public var initialCommit: [UInt8]?
+    public var handshake: ConvoHandshake
 
     public init(
         groupID: [UInt8], cipherSuite: UInt16, epoch: Int64, publicState: [UInt8], groupInfo: [UInt8]?,
         creatorDID: DID, name: String? = nil, description: String? = nil, members: [MemberLeaf],
-        consumedKeyPackages: [KeyPackageUse] = [], welcomes: [WelcomeDelivery] = [], initialCommit: [UInt8]? = nil
+        consumedKeyPackages: [KeyPackageUse] = [], welcomes: [WelcomeDelivery] = [], initialCommit: [UInt8]? = nil,
+        handshake: ConvoHandshake = .public
     ) {
         self.groupID = groupID
         self.cipherSuite = cipherSuite
@@ -105,6 +109,7 @@ public struct ConvoCreation: Sendable {
         self.consumedKeyPackages = consumedKeyPackages
         self.welcomes = welcomes
         self.initialCommit = initialCommit
+        self.handshake = handshake
     }
 
     public var convoID: String { DeliveryStore.convoID(forGroupID: groupID) }

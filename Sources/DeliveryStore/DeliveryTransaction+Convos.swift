@@ -26,11 +26,11 @@ extension DeliveryTransaction {
 
             let inserted = try connection.query("""
                 INSERT INTO convos (convo_id, group_id, cipher_suite, epoch, public_state, group_info, group_info_epoch,
-                                    creator_did, name, description)
-                VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6::bytea IS NULL THEN NULL ELSE $4 END, $7, $8, $9)
+                                    creator_did, name, description, handshake)
+                VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6::bytea IS NULL THEN NULL ELSE $4 END, $7, $8, $9, $10)
                 ON CONFLICT (convo_id) DO NOTHING RETURNING convo_id
                 """, [convoID, creation.groupID, Int32(creation.cipherSuite), creation.epoch, creation.publicState,
-                      creation.groupInfo, creation.creatorDID, creation.name, creation.description])
+                      creation.groupInfo, creation.creatorDID, creation.name, creation.description, creation.handshake.rawValue])
             guard !inserted.isEmpty else { throw DeliveryStoreError.convoAlreadyExists }
 
             try insertMembers(convoID, diff.joined, epoch: creation.epoch, admins: [creation.creatorDID.rawValue])
@@ -97,7 +97,7 @@ extension ConvoState {
     static let columns = """
         c.convo_id, c.group_id, c.cipher_suite, c.epoch, c.public_state, c.group_info, c.group_info_epoch, \
         c.creator_did, c.name, c.description, c.created_at, c.last_message_at, c.last_seq, c.last_event_seq, \
-        c.frozen_epoch
+        c.frozen_epoch, c.handshake
         """
 
     init(row: PGRow) throws {
@@ -108,6 +108,13 @@ extension ConvoState {
                   name: try row.optionalString("name"), description: try row.optionalString("description"),
                   createdAt: try row.date("created_at"), lastMessageAt: try row.optionalDate("last_message_at"),
                   lastSeq: try row.int64("last_seq"), lastEventSeq: try row.int64("last_event_seq"),
-                  frozenEpoch: try row.optionalInt64("frozen_epoch"))
+                  frozenEpoch: try row.optionalInt64("frozen_epoch"), handshake: try row.handshake("handshake"))
+    }
+}
+
+extension PGRow {
+    func handshake(_ column: String) throws -> ConvoHandshake {
+        guard let policy = ConvoHandshake(rawValue: try string(column)) else { throw StoreError.decoding("\(column): unknown policy") }
+        return policy
     }
 }

@@ -15,6 +15,9 @@ struct Create: AsyncParsableCommand {
     @Option(help: "Description (≤ 512 characters).")
     var description: String?
 
+    @Flag(help: "Sealed handshakes: commits and proposals as PrivateMessages (as the Catbird app sends them), each commit checked by the service through its GroupInfo.")
+    var sealed = false
+
     @Argument(help: "DIDs to add in the first commit; each needs a published key package.")
     var invite: [String] = []
 
@@ -24,7 +27,7 @@ struct Create: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let view = try await options.client().createConvo(name: name, description: description, inviting: invite)
+        let view = try await options.client().createConvo(name: name, description: description, inviting: invite, sealed: sealed)
         if options.json { Output.json(view) } else { Output.line(view.id) }
     }
 }
@@ -185,7 +188,8 @@ struct Convos: AsyncParsableCommand {
             for (view, local) in list {
                 let name = view.metadata?.name.map { " \"\($0)\"" } ?? ""
                 let state = local == nil ? " (no local state)" : (local?.active == false ? " (inactive)" : "")
-                Output.line("\(view.id)\(name) epoch \(view.epoch), \(view.members.count) members\(state)")
+                let sealed = view.handshake == "sealed" ? ", sealed" : ""
+                Output.line("\(view.id)\(name) epoch \(view.epoch), \(view.members.count) members\(sealed)\(state)")
             }
         }
     }

@@ -1,32 +1,13 @@
 import Foundation
 import MLS
+import MLSTestSupport
 import Primitives
 import XCTest
 
 /// Issue 13, one test per hole: the service accepts a change only if every honest member can follow
 /// it, and no one appears in a group who did not join it. Each refused request gets its XRPC error
 /// and leaves the database rows exactly as they were (read from PostgreSQL, not through the API).
-final class IntegrityTests: ServiceTestCase {
-    struct Chat {
-        let flow: ChatFlow
-        let users: [MLSTestUser]
-        let convo: String
-    }
-
-    /// `count` users; the first creates the conversation with the others, who join.
-    func chat(_ count: Int) throws -> Chat {
-        let flow = ChatFlow(service: try service)
-        let users = (0..<count).map { _ in flow.user() }
-        for user in users.dropFirst() { try flow.publishKeyPackage(user) }
-        let convo = try flow.createConvo(users[0], with: Array(users.dropFirst()))
-        for user in users.dropFirst() { try flow.join(user, convo) }
-        return Chat(flow: flow, users: users, convo: convo)
-    }
-
-    func call(_ method: String, as user: MLSTestUser, _ body: [String: Any]) throws -> ServiceHarness.Reply {
-        try service.call("blue.catbird.mls." + method, as: user.identity, json: body)
-    }
-
+final class IntegrityTests: ChatTestCase {
     func commitGroupChange(_ chat: Chat, as user: MLSTestUser, _ commit: MLSMessage) throws -> ServiceHarness.Reply {
         try call("commitGroupChange", as: user, ["convoId": chat.convo, "commit": MLSTestUser.bytes(commit)])
     }
@@ -43,12 +24,6 @@ final class IntegrityTests: ServiceTestCase {
         return body
     }
 
-    /// The reply is the XRPC error `status` `name`.
-    func expect(_ reply: ServiceHarness.Reply, _ status: Int, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(reply.status, status, "\(reply.json)", file: file, line: line)
-        XCTAssertEqual(reply.error, name, file: file, line: line)
-    }
-
     func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     /// `output`'s commit with its Commit changed, framed again as the committer would (signature,
@@ -61,12 +36,6 @@ final class IntegrityTests: ServiceTestCase {
         var content = message.content
         content.content = .commit(commit)
         return output.resealed(content)
-    }
-
-    /// Re-signs a committer's path leaf at `leaf` of `group`.
-    func resign(_ node: inout LeafNode, by user: MLSTestUser, group: Group, leaf: UInt32) throws {
-        node.signature = try MLSTestUser.defaultSuite.signWithLabel(
-            user.signingKey, label: "LeafNodeTBS", content: node.tbs(groupID: group.groupID, leafIndex: leaf).encoded())
     }
 
     // MARK: Members only from their own KeyPackages
@@ -188,7 +157,7 @@ final class IntegrityTests: ServiceTestCase {
         let output = try group.update()
         let impostor = try altered(output) { commit in
             commit.path!.leafNode.credential = alice.credential
-            try resign(&commit.path!.leafNode, by: bob, group: group, leaf: group.ownLeaf)
+            try commit.path!.leafNode.resign(with: bob.signingKey, suite: bob.suite, groupID: group.groupID, leaf: group.ownLeaf)
         }
         let rows = try DatabaseRows(try service)
         let before = try rows.convo(chat.convo)
@@ -235,7 +204,7 @@ final class IntegrityTests: ServiceTestCase {
         for key in [oldKey, bobsKey] {
             let reused = try altered(output) { commit in
                 commit.path!.leafNode.encryptionKey = key
-                try resign(&commit.path!.leafNode, by: alice, group: group, leaf: group.ownLeaf)
+                try commit.path!.leafNode.resign(with: alice.signingKey, suite: alice.suite, groupID: group.groupID, leaf: group.ownLeaf)
             }
             let reply = try commitGroupChange(chat, as: alice, reused)
             expect(reply, 400, "InvalidCommit")

@@ -30,6 +30,7 @@ final class ConvoTests: StoreTestCase {
         XCTAssertEqual(created.convo.name, "Plans")
         XCTAssertEqual(created.convo.description, "weekend")
         XCTAssertEqual(created.convo.lastSeq, 1)
+        XCTAssertEqual(created.convo.handshake, .public, "the default policy")
         XCTAssertEqual(created.members.map(\.did), [did("alice"), did("bob"), did("carol")])
         XCTAssertEqual(created.members.map(\.isAdmin), [true, false, false])
         XCTAssertEqual(created.members.map(\.joinedEpoch), [1, 1, 1])
@@ -135,6 +136,17 @@ final class ConvoTests: StoreTestCase {
         XCTAssertEqual(state.groupInfo, [0x61])
         XCTAssertEqual(state.groupInfoEpoch, 2)
         XCTAssertEqual(deliveryError { try store.updateGroupInfo(convoID: "ff", epoch: 0, groupInfo: [1]) }, .convoNotFound)
+    }
+
+    func test_createConvo_keepsTheHandshakePolicy() throws {
+        for policy in ConvoHandshake.allCases {
+            let creation = ConvoCreation(groupID: randomGroupID(), cipherSuite: 1, epoch: 1, publicState: [1], groupInfo: [2],
+                                         creatorDID: user("alice"), members: [leaf(0, "alice")], handshake: policy)
+            XCTAssertEqual(try store.createConvo(creation).convo.handshake, policy)
+            XCTAssertEqual(try store.loadConvo(creation.convoID).handshake, policy)
+            XCTAssertEqual(try store.listConvos(for: user("alice")).convos.first { $0.convo.convoID == creation.convoID }?.convo.handshake,
+                           policy)
+        }
     }
 
     func test_convoID_isLowercaseHexOfTheGroupID() {

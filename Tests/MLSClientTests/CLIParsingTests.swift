@@ -38,6 +38,8 @@ final class CLIParsingTests: XCTestCase {
         let create = try XCTUnwrap(try parse(["create", "--name", "team", "did:plc:b", "did:plc:c"]) as? Create)
         XCTAssertEqual(create.name, "team")
         XCTAssertEqual(create.invite, ["did:plc:b", "did:plc:c"])
+        XCTAssertFalse(create.sealed)
+        XCTAssertEqual((try parse(["create", "--sealed", "did:plc:b"]) as? Create)?.sealed, true)
         XCTAssertEqual((try parse(["invite", "ab", "did:plc:b", "did:plc:c"]) as? Invite)?.dids, ["did:plc:b", "did:plc:c"])
         XCTAssertEqual((try parse(["join", "ab"]) as? Join)?.convo, "ab")
         XCTAssertEqual((try parse(["read", "ab", "--all"]) as? catbird_mls.Read)?.all, true)

@@ -21,16 +21,21 @@ final class WalkthroughTests: XCTestCase {
         return try MLSConversationClient(api: api, store: store, identity: identity)
     }
 
-    func texts(_ entries: [ChatEntry]) -> [String] { entries.filter { $0.kind == .message }.map(\.text) }
-
-    func testThreeUsersWalkthrough() async throws {
-        // init (through the CLI, registering with the dev PLC) and publish-key-packages.
+    /// alice, bob and carol: each `init` through the CLI (registering with the dev PLC); bob and carol
+    /// `publish-key-packages --count 2`.
+    func threeUsers() async throws -> (MLSConversationClient, MLSConversationClient, MLSConversationClient) {
         for user in ["alice", "bob", "carol"] {
             try await deployment.run(["init", "--plc", deployment.plcURL], as: user)
         }
         try await deployment.run(["publish-key-packages", "--count", "2"], as: "bob")
         try await deployment.run(["publish-key-packages", "--count", "2"], as: "carol")
-        let alice = try client("alice"), bob = try client("bob"), carol = try client("carol")
+        return (try client("alice"), try client("bob"), try client("carol"))
+    }
+
+    func texts(_ entries: [ChatEntry]) -> [String] { entries.filter { $0.kind == .message }.map(\.text) }
+
+    func testThreeUsersWalkthrough() async throws {
+        let (alice, bob, carol) = try await threeUsers()
         let aliceDID = await alice.did, bobDID = await bob.did, carolDID = await carol.did
 
         let stats = try await bob.api.getKeyPackageStats()
@@ -115,6 +120,78 @@ final class WalkthroughTests: XCTestCase {
         // The transcript kept what alice saw, in order.
         let transcript = try await alice.transcript(convoId: convo)
         XCTAssertEqual(texts(transcript), ["hello from alice", "hi alice, bob here", "bob is back", "carol is gone"])
+    }
+
+    /// The same story in a sealed conversation (`create --sealed`, issue 17): every commit and the
+    /// leave request are PrivateMessages the service checks through their GroupInfos; the rejoin is
+    /// an external commit, a PublicMessage. After each step the members, the service's GroupInfo
+    /// and its member rows agree.
+    func testSealedWalkthrough() async throws {
+        let (alice, bob, carol) = try await threeUsers()
+        let aliceDID = await alice.did, bobDID = await bob.did, carolDID = await carol.did
+
+        let view = try await alice.createConvo(name: "sealed", inviting: [bobDID], sealed: true)
+        XCTAssertEqual(view.handshake, "sealed")
+        let convo = view.id
+        _ = try await bob.join(convoId: convo)
+        _ = try await alice.invite(convoId: convo, dids: [carolDID])
+        _ = try await carol.join(convoId: convo)
+        _ = try await alice.send(convoId: convo, text: "sealed hello")
+        _ = try await bob.send(convoId: convo, text: "bob, sealed")
+        let carolRead = try await carol.read(convoId: convo)
+        XCTAssertEqual(texts(carolRead), ["sealed hello", "bob, sealed"])
+        _ = try await alice.read(convoId: convo)
+        try await assertAgree([alice, bob, carol], convo, epoch: 2)
+
+        // bob's self-update, then bob loses his state and rejoins by external commit.
+        _ = try await bob.selfUpdate(convoId: convo)
+        for member in [alice, carol] { _ = try await member.read(convoId: convo) }
+        try await assertAgree([alice, bob, carol], convo, epoch: 3)
+        try FileManager.default.removeItem(atPath: deployment.directory("bob") + "/groups/\(convo).group")
+        let rejoined = try await bob.rejoin(convoId: convo)
+        XCTAssertEqual(rejoined.epoch, 4)
+        for member in [alice, carol] { _ = try await member.read(convoId: convo) }
+        try await assertAgree([alice, bob, carol], convo, epoch: 4)
+
+        // alice removes carol; bob leaves with a sealed self-Remove, which alice then commits.
+        _ = try await alice.remove(convoId: convo, did: carolDID)
+        _ = try await bob.read(convoId: convo)
+        try await assertAgree([alice, bob], convo, epoch: 5)
+        let left = try await bob.leave(convoId: convo)
+        XCTAssertTrue(left.pendingRemoval)
+        _ = try await alice.remove(convoId: convo, did: bobDID)
+        try await assertAgree([alice], convo, epoch: 6)
+        let remaining = try await alice.api.getConvo(convoId: convo).members.map(\.did)
+        XCTAssertEqual(remaining, [aliceDID])
+
+        // What the service stored: sealed commits, but for the external one.
+        let commits = try await alice.api.getCommits(convoId: convo, fromEpoch: 0).commits
+        let sealed = commits.map { commit -> Bool in
+            if case .privateMessage? = (try? MLSMessage(decoding: commit.commitData.bytes))?.body { return true }
+            return false
+        }
+        XCTAssertEqual(commits.map(\.epoch), [0, 1, 2, 3, 4, 5])
+        XCTAssertEqual(sealed, [true, true, true, false, true, true])
+    }
+
+    /// The members share the epoch's secrets; the service's GroupInfo has their tree and context, and
+    /// its member rows are the tree's leaves.
+    func assertAgree(_ clients: [MLSConversationClient], _ convo: String, epoch: UInt64,
+                     file: StaticString = #filePath, line: UInt = #line) async throws {
+        try await assertSameEpoch(clients, convo, epoch: epoch, file: file, line: line)
+        let group = try clients[0].store.loadGroup(convoId: convo)
+        let served = try await clients[0].api.getGroupInfo(convoId: convo)
+        XCTAssertEqual(served.epoch, Int64(epoch), file: file, line: line)
+        guard case .groupInfo(let info) = try MLSMessage(decoding: served.groupInfo.bytes).body else {
+            return XCTFail("no GroupInfo", file: file, line: line)
+        }
+        let observer = try PublicGroup(groupInfo: info)
+        XCTAssertEqual(observer.groupContext, group.groupContext, file: file, line: line)
+        XCTAssertEqual(observer.tree, group.tree, file: file, line: line)
+        let view = try await clients[0].api.getConvo(convoId: convo)
+        let rows = view.members.map { "\($0.leafIndex.map(String.init) ?? "?") \($0.did)" }
+        let leaves = group.members.map { "\($0.leafIndex) \(MLSConversationClient.did(of: $0.credential) ?? "?")" }
+        XCTAssertEqual(rows.sorted(), leaves.sorted(), file: file, line: line)
     }
 
     func assertSameEpoch(_ clients: [MLSConversationClient], _ convo: String, epoch: UInt64,

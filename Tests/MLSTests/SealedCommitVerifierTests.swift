@@ -1,4 +1,5 @@
 import MLS
+import MLSTestSupport
 import XCTest
 
 /// The service's check of sealed commits through their GroupInfo: what a dishonest committer can
@@ -123,6 +124,18 @@ final class SealedCommitVerifierTests: XCTestCase {
         XCTAssertNil([erinPublished.keyPackage].first(where: added.matches), "the service finds no published KeyPackage")
         XCTAssertTrue(added.matches(fabricated.keyPackage))
         XCTAssertEqual(transition.next.members.map(\.credential).last, SealedFixtures.credential("erin"))
+        // The summary the service's bookkeeping takes holds only the KeyPackage the leaf is from.
+        XCTAssertThrowsError(try transition.commitSummary(keyPackages: [3: erinPublished.keyPackage])) {
+            XCTAssertEqual($0 as? SealedCommitError, .keyPackageMismatch(leaf: 3))
+        }
+        XCTAssertThrowsError(try transition.commitSummary(keyPackages: [:])) {
+            XCTAssertEqual($0 as? SealedCommitError, .keyPackageMismatch(leaf: 3))
+        }
+        let summary = try transition.commitSummary(keyPackages: [3: fabricated.keyPackage])
+        XCTAssertEqual(summary.added.map(\.keyPackageRef), [fabricated.ref])
+        XCTAssertEqual(summary.committerLeaf, 0)
+        XCTAssertFalse(summary.isExternal)
+        XCTAssertNil(summary.reInit, "a sealed commit shows no ReInit")
     }
 
     func testAnotherMembersLeafChanged() throws {

@@ -4,11 +4,18 @@ import Lexicon
 
 /// The input of a commit-carrying method: its conversation, the commit, and what may come with it.
 protocol CommitInput: Decodable {
+    /// Whether the method takes a sealed (PrivateMessage) commit: every one but
+    /// processExternalCommit, whose commit is always a PublicMessage (RFC 9420 §12.4.3.2).
+    static var takesSealedCommits: Bool { get }
     var convoId: String { get }
     var commitBytes: [UInt8] { get }
     var groupInfo: ATBytes? { get }
     var welcomeBytes: [UInt8]? { get }
     var idempotencyKey: String? { get }
+}
+
+extension CommitInput {
+    static var takesSealedCommits: Bool { true }
 }
 
 extension AddMembersInput: CommitInput {
@@ -27,13 +34,15 @@ extension CommitGroupChangeInput: CommitInput {
 }
 
 extension ProcessExternalCommitInput: CommitInput {
+    static var takesSealedCommits: Bool { false }
     var commitBytes: [UInt8] { externalCommit.bytes }
     var welcomeBytes: [UInt8]? { nil }
 }
 
 /// One call of a commit-carrying method (addMembers, removeMember, commitGroupChange,
 /// processExternalCommit): what they share around their own checks. `init` decodes the input and
-/// its conversation id, `validate()` runs `CommitPipeline` for the caller, `apply` stores the
+/// its conversation id, `validate()` runs `CommitPipeline` (or `SealedCommitPipeline` for a
+/// PrivateMessage commit) for the caller, `apply` stores the
 /// validated commit in one idempotent, epoch-guarded transaction.
 struct CommitCall<Input: CommitInput> {
     let context: AuthenticatedContext
@@ -53,8 +62,12 @@ struct CommitCall<Input: CommitInput> {
                                          welcome: input.welcomeBytes, caller: context.caller)
     }
 
+    /// A PrivateMessage commit takes the sealed path (docs/sealed-commits.md), anything else the public one.
     func validate() throws -> CommitPipeline.Validated {
-        try pipeline.validate(request)
+        if Input.takesSealedCommits, MLSInput.isPrivateMessage(request.commit) {
+            return try SealedCommitPipeline(pipeline: pipeline).validate(request)
+        }
+        return try pipeline.validate(request)
     }
 
     /// Applies `validated` and answers with `output` of the outcome.

@@ -29,7 +29,16 @@ enum CommitIntegrity {
     /// Removes of one leaf, which §12.2 forbids. Returns the refs the commit covers, which the
     /// store checks again under the row lock.
     static func coveredProposals(_ pending: [PendingProposal], commit: Commit, summary: CommitSummary) throws(XRPCError) -> [[UInt8]] {
-        var covered: [[UInt8]] = commit.proposals.compactMap { if case .reference(let ref) = $0 { ref } else { nil } }
+        try coveredProposals(pending, referenced: commit.proposals.compactMap { if case .reference(let ref) = $0 { ref } else { nil } },
+                             summary: summary)
+    }
+
+    /// The same, given the ProposalRefs a commit names: none for a sealed commit, whose proposal
+    /// list is encrypted, so that its leave requests are covered by their leaves alone (the leaf
+    /// must be blank in the GroupInfo's tree).
+    static func coveredProposals(_ pending: [PendingProposal], referenced refs: [[UInt8]],
+                                 summary: CommitSummary) throws(XRPCError) -> [[UInt8]] {
+        var covered = refs
         let referenced = Set(covered)
         let removed = Set(summary.removed.map(\.leafIndex))
         var missing: [PendingProposal] = []

@@ -9,7 +9,8 @@ import MLS
 /// that no ReInit froze the conversation, validate and apply the commit to the stored public state
 /// with `PublicGroup`, check the committer is the caller, that no leaf changed its DID, that every
 /// kept proposal is covered, a supplied GroupInfo against the computed context and a Welcome
-/// against the Adds.
+/// against the Adds. A sealed commit (a PrivateMessage) takes `SealedCommitPipeline` instead, which
+/// shares `prepare` and `finish` (CommitPipeline+Steps.swift).
 struct CommitPipeline {
     let env: MethodEnvironment
 
@@ -45,34 +46,8 @@ struct CommitPipeline {
         guard case .commit(let commit) = message.content.content else {
             throw XRPCError(400, .invalidCommit, "commit must carry a Commit")
         }
-        guard Hex.encode(message.content.groupID) == request.convoID else {
-            throw XRPCError(400, .invalidCommit, "the commit is for another group")
-        }
-        let convo = try env.store.loadConvo(request.convoID)
-        let commitEpoch = Int64(clamping: message.content.epoch)
-        if commitEpoch != convo.epoch {
-            // RFC 9420 §14: one commit per epoch; a commit made in the epoch just closed lost the race.
-            if commitEpoch == convo.epoch - 1 { throw DeliveryStoreError.commitConflict(current: convo.epoch) }
-            throw DeliveryStoreError.epochMismatch(current: convo.epoch)
-        }
-
-        var current: PublicGroup
-        do { current = try PublicGroup(serialized: convo.publicState) } catch {
-            env.log.error("stored public state unreadable", ["convo": request.convoID])
-            throw XRPCError.internalError
-        }
-        if convo.frozenEpoch != nil { throw DeliveryStoreError.groupFrozen }
-        let pending = try env.store.pendingProposals(convoID: request.convoID, epoch: convo.epoch)
-        var pendingLeaves: Set<String> = []
-        for proposal in pending {
-            // Each was validated by leaveConvo in this epoch, so each records.
-            guard case .publicMessage(let stored)? = try? MLSMessage(decoding: proposal.proposal).body,
-                  (try? current.recordProposal(stored)) != nil else {
-                env.log.error("a kept proposal no longer records", ["convo": request.convoID])
-                throw XRPCError.internalError
-            }
-            if proposal.kind == "remove" { pendingLeaves.insert(proposal.senderDID.rawValue) }
-        }
+        let prepared = try prepare(request, groupID: message.content.groupID, epoch: message.content.epoch)
+        let current = prepared.current
 
         // KeyPackages validated in full at publication are identified by their ref, a hash over their
         // exact bytes and signatures: their signatures need no second check (all other rules apply).
@@ -99,7 +74,7 @@ struct CommitPipeline {
         guard committerDID == request.caller.rawValue else {
             throw XRPCError.forbidden(.notCommitter, "the commit is signed by another member's leaf")
         }
-        let covered = try CommitIntegrity.coveredProposals(pending, commit: commit, summary: summary)
+        let covered = try CommitIntegrity.coveredProposals(prepared.pending, commit: commit, summary: summary)
 
         if let groupInfoBytes = request.groupInfo {
             let groupInfo = try MLSInput.groupInfo(groupInfoBytes)
@@ -107,32 +82,8 @@ struct CommitPipeline {
                 throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
             }
         }
-        let members = try MemberIdentity.memberLeaves(next.members, error: .invalidCommit)
-        guard members.count <= env.limits.maxMembers else {
-            throw XRPCError(400, .tooManyMembers, "a conversation has at most \(env.limits.maxMembers) members")
-        }
-
-        var consumed: [KeyPackageUse] = []
-        var addedDIDs: [String] = []
-        var ownerByRef: [[UInt8]: String] = [:]
-        for added in summary.added {
-            guard let did = MemberIdentity.did(of: added.keyPackage.leafNode.credential) else {
-                throw XRPCError(400, .invalidCommit, "an added member's credential is not a DID")
-            }
-            consumed.append(KeyPackageUse(ref: added.keyPackageRef, ownerDID: did))
-            ownerByRef[added.keyPackageRef] = did
-            if !addedDIDs.contains(did) { addedDIDs.append(did) }
-        }
-        var removedDIDs: [String] = []
-        for removed in summary.removed {
-            if let did = MemberIdentity.did(of: removed.leafNode.credential), !removedDIDs.contains(did) { removedDIDs.append(did) }
-        }
-
-        let welcomes = try welcomeDeliveries(request.welcome, ownerByRef: ownerByRef, suite: next.cipherSuite.rawValue)
-        return Validated(convo: convo, next: next, summary: summary, commitEpoch: commitEpoch, committerDID: committerDID,
-                         members: members, addedDIDs: addedDIDs, removedDIDs: removedDIDs, consumedKeyPackages: consumed,
-                         welcomes: welcomes, coveredProposalRefs: covered, pendingLeaves: pendingLeaves,
-                         freezes: summary.reInit != nil)
+        return try finish(prepared, next: next, summary: summary, committerDID: committerDID, welcome: request.welcome,
+                          covered: covered)
     }
 
     /// A Welcome must be for this suite, and address exactly the KeyPackages the commit added.

@@ -8,13 +8,20 @@ import MLS
 /// published and has not used; `keyPackageHashes` and the initial commit, when sent, must name
 /// exactly those packages, and the store consumes them in the creating transaction.
 enum InitialMembers {
-    /// The KeyPackages of every leaf but `creatorLeaf`, checked against the stored packages.
+    /// The KeyPackages of every leaf but `creatorLeaf`, checked against the stored packages. In a
+    /// sealed conversation the initial commit may be a PrivateMessage (`sealedInitialCommit`), which
+    /// names nothing the service can read: keyPackageHashes must then name the packages.
     static func keyPackages(
-        of group: PublicGroup, creatorLeaf: UInt32, hashes: [CreateConvo.KeyPackageHash]?, commit: [UInt8]?, store: DeliveryStore
+        of group: PublicGroup, creatorLeaf: UInt32, hashes: [CreateConvo.KeyPackageHash]?, commit: [UInt8]?,
+        handshake: ConvoHandshake, store: DeliveryStore
     ) throws -> [KeyPackageUse] {
         var named: [[UInt8]]?
         if let commit {
-            named = try initialCommitAdds(commit, group: group, creatorLeaf: creatorLeaf).map(\.keyPackageRef)
+            if handshake == .sealed, MLSInput.isPrivateMessage(commit) {
+                try sealedInitialCommit(commit, group: group, creatorLeaf: creatorLeaf)
+            } else {
+                named = try initialCommitAdds(commit, group: group, creatorLeaf: creatorLeaf).map(\.keyPackageRef)
+            }
         }
         var claimedOwner: [[UInt8]: String] = [:]
         if let hashes {
@@ -36,31 +43,32 @@ enum InitialMembers {
         guard !others.isEmpty || !refs.isEmpty else { return [] }
         guard refs.count == others.count else {
             throw XRPCError(400, .invalidGroupInfo, "the group has \(others.count) member leaves besides the creator's, "
-                            + "but \(refs.count) KeyPackages are named (keyPackageHashes or the commit's Adds)")
+                            + "but \(refs.count) KeyPackages are named (keyPackageHashes, or a PublicMessage commit's Adds)")
         }
-        // Leaf node bytes → the stored package that carries exactly that leaf.
-        var byLeaf: [[UInt8]: StoredKeyPackage] = [:]
-        let stored = try store.keyPackages(refs: refs)
-        for package in stored {
-            // Stored as published: an MLSMessage or a bare KeyPackage (docs/sealed-commits.md).
-            guard let keyPackage = try? KeyPackage.decodePublished(package.keyPackage).keyPackage else { continue }
-            byLeaf[keyPackage.leafNode.encoded()] = package
-        }
-        let storedRefs = Set(stored.map(\.ref))
-        for ref in refs where !storedRefs.contains(ref) { throw DeliveryStoreError.keyPackageNotFound(ref: ref) }
-
         var uses: [KeyPackageUse] = []
-        for (leaf, node) in others {
-            guard let package = byLeaf.removeValue(forKey: node.encoded()),
-                  let did = MemberIdentity.did(of: node.credential), package.ownerDID == did else {
-                throw XRPCError(400, .invalidGroupInfo, "leaf \(leaf) is not the leaf node of a KeyPackage its DID published")
+        let naming = "named by keyPackageHashes or the initial commit"
+        for match in try PublishedLeaves.match(others.map { ($0.leaf, $0.node) }, refs: refs, store: store,
+                                                error: .invalidGroupInfo, naming: naming) {
+            if let claimed = claimedOwner[match.use.ref], claimed != match.use.ownerDID {
+                throw XRPCError(400, .invalidGroupInfo, "keyPackageHashes names \(claimed) for a KeyPackage of \(match.use.ownerDID)")
             }
-            if let claimed = claimedOwner[package.ref], claimed != did {
-                throw XRPCError(400, .invalidGroupInfo, "keyPackageHashes names \(claimed) for a KeyPackage of \(did)")
-            }
-            uses.append(KeyPackageUse(ref: package.ref, ownerDID: did))
+            uses.append(match.use)
         }
         return uses
+    }
+
+    /// A sealed initial commit (a PrivateMessage, in a sealed conversation): only its clear header
+    /// is public (RFC 9420 §6.3), and it must be this group's commit of epoch 0, the GroupInfo
+    /// being of epoch 1 and signed by leaf 0 (in epoch 0 the creator is the only member, so only it
+    /// could seal it). Not checkable: that it adds exactly the GroupInfo's other leaves, and its
+    /// place in the transcript (docs/sealed-commits.md); the members are checked from the tree and
+    /// keyPackageHashes as for any creation.
+    static func sealedInitialCommit(_ bytes: [UInt8], group: PublicGroup, creatorLeaf: UInt32) throws(XRPCError) {
+        guard case .privateMessage(let sealed) = try MLSInput.message(bytes, error: .invalidCommit, what: "commit").body,
+              sealed.groupID == group.groupID, sealed.epoch == 0, sealed.contentType == .commit,
+              group.epoch == 1, creatorLeaf == 0 else {
+            throw XRPCError(400, .invalidCommit, "commit must be the creator's commit of epoch 0 (from leaf 0), with the GroupInfo of epoch 1")
+        }
     }
 
     /// The initial commit, verified as far as anyone can: it must be the creator's commit of epoch 0

@@ -14,6 +14,13 @@ enum MLSInput {
         }
     }
 
+    /// Whether `bytes` frame a PrivateMessage (RFC 9420 §6: version mls10, then wire_format
+    /// mls_private_message), read from the first four bytes without decoding: such a commit or
+    /// proposal takes the sealed path (docs/sealed-commits.md), anything else the public one.
+    static func isPrivateMessage(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 4 && bytes[0] == 0 && bytes[1] == 1 && bytes[2] == 0 && bytes[3] == UInt8(WireFormat.privateMessage.rawValue)
+    }
+
     static func publicMessage(_ bytes: [UInt8], error name: XRPCErrorName, what: String) throws(XRPCError) -> PublicMessage {
         guard case .publicMessage(let message) = try message(bytes, error: name, what: what).body else {
             throw XRPCError(400, name, "\(what) must be a PublicMessage (handshake messages are validated by the service)")

@@ -19,6 +19,7 @@ enum CreateConvo {
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.groupId)
             let suite = try CipherSuiteName.id(input.cipherSuite)
+            let handshake = try InputValidation.handshake(input.handshake)
             if let name = input.metadata?.name, name.count > 128 { throw XRPCError.invalidRequest("metadata.name is longer than 128") }
             if let text = input.metadata?.description, text.count > 512 {
                 throw XRPCError.invalidRequest("metadata.description is longer than 512")
@@ -52,7 +53,7 @@ enum CreateConvo {
 
             let consumed = try InitialMembers.keyPackages(
                 of: group, creatorLeaf: groupInfo.signer, hashes: input.keyPackageHashes, commit: input.commit?.bytes,
-                store: env.store)
+                handshake: handshake, store: env.store)
             var ownerByRef: [[UInt8]: String] = [:]
             for use in consumed { ownerByRef[use.ref] = use.ownerDID }
             let welcomes = try CommitPipeline(env: env).welcomeDeliveries(
@@ -62,7 +63,7 @@ enum CreateConvo {
                 groupID: group.groupID, cipherSuite: suite, epoch: Int64(clamping: group.epoch),
                 publicState: group.serialize(), groupInfo: input.groupInfo.bytes, creatorDID: caller,
                 name: input.metadata?.name, description: input.metadata?.description, members: members,
-                consumedKeyPackages: consumed, welcomes: welcomes, initialCommit: input.commit?.bytes)
+                consumedKeyPackages: consumed, welcomes: welcomes, initialCommit: input.commit?.bytes, handshake: handshake)
             return try env.idempotent(context, key: input.idempotencyKey) { tx in
                 let summary = try tx.createConvo(creation)
                 return ConvoView(summary.convo, members: summary.members)

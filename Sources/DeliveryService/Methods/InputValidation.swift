@@ -1,5 +1,6 @@
 import ATProto
 import Basics
+import DeliveryStore
 
 /// Checks shared by the methods' inputs; each failure is 400 InvalidRequest with the field named.
 enum InputValidation {
@@ -28,6 +29,13 @@ enum InputValidation {
             if valid { return text }
         }
         throw .invalidRequest("msgId must be a ULID or a UUID")
+    }
+
+    /// createConvo's `handshake`: `public` (the default) or `sealed`.
+    static func handshake(_ text: String?) throws(XRPCError) -> ConvoHandshake {
+        guard let text else { return .public }
+        guard let policy = ConvoHandshake(rawValue: text) else { throw .invalidRequest("handshake must be \"public\" or \"sealed\"") }
+        return policy
     }
 
     static func epoch(_ value: Int64, field: String = "epoch") throws(XRPCError) -> Int64 {

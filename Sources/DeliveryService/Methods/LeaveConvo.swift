@@ -4,7 +4,8 @@ import Lexicon
 import MLS
 
 /// `blue.catbird.mls.leaveConvo`: the caller's self-Remove proposal (a PublicMessage whose sender
-/// is the leaf it removes) is validated and kept until another member's commit covers it.
+/// is the leaf it removes) is validated and kept until another member's commit covers it. In a
+/// sealed conversation it may be a PrivateMessage (`sealedLeave`).
 enum LeaveConvo {
     typealias Input = LeaveConvoInput
     typealias Output = LeaveConvoOutput
@@ -21,6 +22,9 @@ enum LeaveConvo {
             }
             guard let bytes = input.proposal?.bytes else {
                 throw XRPCError.invalidRequest("proposal (a self-Remove PublicMessage) is required")
+            }
+            if MLSInput.isPrivateMessage(bytes) {
+                return .json(try sealedLeave(bytes, convo: convo, caller: caller, env: env))
             }
             let message = try MLSInput.publicMessage(bytes, error: .invalidProposal, what: "proposal")
             guard Hex.encode(message.content.groupID) == convoID else {

@@ -14,7 +14,7 @@ extension ConvoView {
         self.init(id: convo.convoID, groupId: convo.convoID, creator: convo.creatorDID, members: members.map(MemberView.init),
                   epoch: convo.epoch, cipherSuite: CipherSuiteName.name(convo.cipherSuite),
                   createdAt: Timestamp.rfc3339(convo.createdAt), lastMessageAt: convo.lastMessageAt.map(Timestamp.rfc3339),
-                  metadata: metadata)
+                  metadata: metadata, handshake: convo.handshake.rawValue)
     }
 }
 

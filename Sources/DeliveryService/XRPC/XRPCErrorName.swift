@@ -17,7 +17,7 @@ public struct XRPCErrorName: Hashable, Sendable, CustomStringConvertible {
     public static let all: [XRPCErrorName] = [
         .invalidRequest, .methodNotImplemented, .notFound, .payloadTooLarge, .rateLimitExceeded, .serviceUnavailable, .internalServerError, .authenticationRequired, .invalidDid, .invalidCursor, .tooManyDids, .batchTooLarge,
         .convoNotFound, .convoAlreadyExists, .notMember, .notAdmin, .unauthorized, .alreadyMember, .lastMember, .cannotRemoveSelf, .tooManyMembers, .invalidCipherSuite,
-        .invalidCommit, .notCommitter, .epochMismatch, .commitConflict, .groupFrozen, .pendingProposals, .invalidEpochRange, .invalidProposal, .invalidGroupInfo, .groupInfoUnavailable, .invalidWelcome, .welcomeNotFound, .welcomeStale,
+        .invalidCommit, .notCommitter, .epochMismatch, .commitConflict, .groupFrozen, .pendingProposals, .invalidEpochRange, .invalidProposal, .invalidGroupInfo, .groupInfoRequired, .groupInfoUnavailable, .invalidWelcome, .welcomeNotFound, .welcomeStale,
         .invalidKeyPackage, .keyPackageNotFound, .duplicateKeyPackage, .tooManyKeyPackages, .expirationTooFar,
         .invalidMessage, .messageTooLarge, .messageIdConflict, .invalidAttachment, .blobNotFound, .blobTooLarge, .quotaExceeded, .rangeNotSatisfiable, .storageNotRegistered,
         .invalidTicket, .expiredTicket, .ticketAlreadyUsed, .ticketMismatch, .tooManySubscriptions,
@@ -61,6 +61,9 @@ public struct XRPCErrorName: Hashable, Sendable, CustomStringConvertible {
     public static let invalidEpochRange = XRPCErrorName("InvalidEpochRange")
     public static let invalidProposal = XRPCErrorName("InvalidProposal")
     public static let invalidGroupInfo = XRPCErrorName("InvalidGroupInfo")
+    /// A sealed (PrivateMessage) commit without the GroupInfo of the epoch it creates, through which
+    /// alone the service can check it (docs/sealed-commits.md).
+    public static let groupInfoRequired = XRPCErrorName("GroupInfoRequired")
     public static let groupInfoUnavailable = XRPCErrorName("GroupInfoUnavailable")
     public static let invalidWelcome = XRPCErrorName("InvalidWelcome")
     public static let welcomeNotFound = XRPCErrorName("WelcomeNotFound")

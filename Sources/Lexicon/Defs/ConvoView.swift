@@ -15,10 +15,12 @@ public struct ConvoView: Codable, Sendable, Equatable {
     public var createdAt: String
     public var lastMessageAt: String?
     public var metadata: ConvoMetadata?
+    /// The conversation's handshake policy: `public` or `sealed` (createConvo).
+    public var handshake: String?
 
     public init(
         id: String, groupId: String, creator: String, members: [MemberView], epoch: Int64, cipherSuite: String,
-        createdAt: String, lastMessageAt: String? = nil, metadata: ConvoMetadata? = nil
+        createdAt: String, lastMessageAt: String? = nil, metadata: ConvoMetadata? = nil, handshake: String? = nil
     ) {
         self.id = id
         self.groupId = groupId
@@ -29,6 +31,7 @@ public struct ConvoView: Codable, Sendable, Equatable {
         self.createdAt = createdAt
         self.lastMessageAt = lastMessageAt
         self.metadata = metadata
+        self.handshake = handshake
     }
 }
 

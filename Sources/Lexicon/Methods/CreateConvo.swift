@@ -9,16 +9,20 @@ public struct CreateConvoInput: Codable, Sendable, Equatable {
     /// MLSMessage GroupInfo of the group's current epoch.
     public var groupInfo: ATBytes
     public var ratchetTree: ATBytes?
-    /// The PublicMessage that added the initial members.
+    /// The commit that added the initial members: a PublicMessage (a sealed conversation also takes a
+    /// PrivateMessage, whose header alone the service can check).
     public var commit: ATBytes?
     public var welcomeMessage: ATBytes?
     public var keyPackageHashes: [KeyPackageHash]?
     public var metadata: ConvoMetadata?
+    /// `public` (the default: handshake messages must be PublicMessages) or `sealed` (PrivateMessages
+    /// accepted too, each commit checked through its GroupInfo; docs/sealed-commits.md).
+    public var handshake: String?
 
     public init(
         groupId: String, cipherSuite: String, idempotencyKey: String? = nil, groupInfo: [UInt8],
         ratchetTree: [UInt8]? = nil, commit: [UInt8]? = nil, welcomeMessage: [UInt8]? = nil,
-        keyPackageHashes: [KeyPackageHash]? = nil, metadata: ConvoMetadata? = nil
+        keyPackageHashes: [KeyPackageHash]? = nil, metadata: ConvoMetadata? = nil, handshake: String? = nil
     ) {
         self.groupId = groupId
         self.cipherSuite = cipherSuite
@@ -29,6 +33,7 @@ public struct CreateConvoInput: Codable, Sendable, Equatable {
         self.welcomeMessage = welcomeMessage.map(ATBytes.init)
         self.keyPackageHashes = keyPackageHashes
         self.metadata = metadata
+        self.handshake = handshake
     }
 }
 

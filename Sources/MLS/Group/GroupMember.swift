@@ -39,13 +39,20 @@ public struct CommitSummary: Sendable, Hashable {
     public let reInit: ReInit?
 
     init(_ staged: StagedCommit) {
-        epoch = staged.context.epoch
-        committerLeaf = staged.committerLeaf
-        isExternal = staged.isExternal
-        added = staged.applied.added
-        removed = staged.applied.removed
-        updated = staged.applied.updated
-        psks = staged.applied.psks
-        reInit = staged.applied.reInit
+        self.init(epoch: staged.context.epoch, committerLeaf: staged.committerLeaf, isExternal: staged.isExternal,
+                  added: staged.applied.added, removed: staged.applied.removed, updated: staged.applied.updated,
+                  psks: staged.applied.psks, reInit: staged.applied.reInit)
+    }
+
+    init(epoch: UInt64, committerLeaf: UInt32, isExternal: Bool, added: [AddedMember], removed: [RemovedMember],
+         updated: [UInt32], psks: [PreSharedKeyID], reInit: ReInit?) {
+        self.epoch = epoch
+        self.committerLeaf = committerLeaf
+        self.isExternal = isExternal
+        self.added = added
+        self.removed = removed
+        self.updated = updated
+        self.psks = psks
+        self.reInit = reInit
     }
 }

@@ -50,11 +50,15 @@ public struct GroupState: Sendable {
     /// A GroupContext's extension list (from a GroupContextExtensions proposal, a GroupInfo, or a new
     /// group): no type twice (RFC 9420 §13.4), and the known GroupContext extensions
     /// (required_capabilities §11.1, external_senders §12.1.8.1) decode exactly. Unknown types stay
-    /// opaque; whether members support them is `checkCapabilities`' question.
-    static func checkContextExtensions(_ extensions: [Extension]) throws(GroupError) {
+    /// opaque; whether members support them is `checkCapabilities`' question. Returns the
+    /// required_capabilities, if any. The one strict decoder for every path: PublicGroup, a new
+    /// group, GroupContextExtensions proposals and `SealedCommitVerifier`.
+    @discardableResult
+    static func checkContextExtensions(_ extensions: [Extension]) throws(GroupError) -> RequiredCapabilities? {
         guard !extensions.hasDuplicateTypes else { throw .invalidProposal(.groupContextExtensions, "repeated extension type") }
-        _ = try requiredCapabilities(in: extensions)
+        let required = try requiredCapabilities(in: extensions)
         _ = try externalSenders(in: extensions)
+        return required
     }
 
     func checkHeader(groupID: [UInt8], epoch: UInt64) throws(GroupError) {

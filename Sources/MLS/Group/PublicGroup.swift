@@ -53,8 +53,7 @@ public struct PublicGroup: Sendable {
             throw .invalidGroupInfo("no ratchet tree")
         }
         let context = groupInfo.groupContext
-        try GroupState.checkContextExtensions(context.extensions)
-        let required = try GroupState.requiredCapabilities(in: context.extensions)
+        let required = try GroupState.checkContextExtensions(context.extensions)
         do {
             let tree = try PublicRatchetTree(suite: suite, tree: wire)
             try tree.validate(groupID: context.groupID, expectedTreeHash: context.treeHash, requiredCapabilities: required)

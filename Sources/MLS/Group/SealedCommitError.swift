@@ -58,4 +58,7 @@ public enum SealedCommitError: Error, Sendable, Equatable {
     case unsupportedExtensions(String)
     /// A PublicMessage external commit that full validation refused (§12.4.2, §12.4.3.2).
     case invalidCommit(GroupError)
+    /// The KeyPackage given for an added leaf is not the one whose leaf node it is (an Add puts the
+    /// KeyPackage's leaf node into the tree unchanged, §12.1.1), or one is given for no added leaf.
+    case keyPackageMismatch(leaf: UInt32)
 }

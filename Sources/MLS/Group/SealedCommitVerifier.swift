@@ -172,16 +172,15 @@ public struct SealedCommitVerifier: Sendable {
     }
 
     /// §13.4 and the known GroupContext extensions read strictly (§11.1 required_capabilities,
-    /// §12.1.8.1 external_senders): a malformed one is refused, never read as absent.
+    /// §12.1.8.1 external_senders) by `GroupState.checkContextExtensions`: a malformed one is
+    /// refused, never read as absent.
     static func checkContextExtensions(_ extensions: [Extension]) throws(SealedCommitError) -> RequiredCapabilities? {
-        guard !extensions.hasDuplicateTypes else { throw .unsupportedExtensions("repeated extension type") }
-        if let ext = extensions.first(ofType: .externalSenders), (try? ext.decodeExternalSenders()) == nil {
-            throw .unsupportedExtensions("malformed external_senders")
+        do { return try GroupState.checkContextExtensions(extensions) } catch {
+            switch error {
+            case .malformedExtension(.requiredCapabilities): throw .unsupportedExtensions("malformed required_capabilities")
+            case .malformedExtension(.externalSenders): throw .unsupportedExtensions("malformed external_senders")
+            default: throw .unsupportedExtensions("repeated extension type")
+            }
         }
-        guard let ext = extensions.first(ofType: .requiredCapabilities) else { return nil }
-        guard let required = try? ext.decodeRequiredCapabilities() else {
-            throw .unsupportedExtensions("malformed required_capabilities")
-        }
-        return required
     }
 }

@@ -57,3 +57,30 @@ public struct VerifiedSealedTransition: Sendable {
 
     public var epoch: UInt64 { next.epoch }
 }
+
+extension VerifiedSealedTransition {
+    /// The transition as a `CommitSummary`, the shape the service's bookkeeping takes for any commit:
+    /// `keyPackages` gives, by leaf index, the KeyPackage each added leaf came from (the service
+    /// finds it among the published ones), and each must be the one whose leaf node the leaf is
+    /// (`AddedLeaf.matches`), else `keyPackageMismatch`. An external commit's summary is the one
+    /// full validation made. A sealed commit shows no Update (another member's leaf may not change),
+    /// and hides its PSK and ReInit proposals: `updated` and `psks` are empty, `reInit` nil
+    /// (docs/sealed-commits.md, "What cannot be checked in sealed mode").
+    public func commitSummary(keyPackages: [UInt32: KeyPackage]) throws(SealedCommitError) -> CommitSummary {
+        if contentVerified, let summary = next.lastCommit { return summary }
+        var members: [AddedMember] = []
+        members.reserveCapacity(added.count)
+        for leaf in added {
+            guard let keyPackage = keyPackages[leaf.leafIndex], leaf.matches(keyPackage) else {
+                throw .keyPackageMismatch(leaf: leaf.leafIndex)
+            }
+            members.append(AddedMember(leafIndex: leaf.leafIndex, keyPackage: keyPackage,
+                                       keyPackageRef: keyPackage.reference(suite: next.cipherSuite)))
+        }
+        guard keyPackages.count == added.count else { throw .keyPackageMismatch(leaf: committer.leaf) }
+        var isExternal = false
+        if case .externalJoiner = committer { isExternal = true }
+        return CommitSummary(epoch: epoch, committerLeaf: committer.leaf, isExternal: isExternal,
+                             added: members, removed: removed, updated: [], psks: [], reInit: nil)
+    }
+}

@@ -31,16 +31,17 @@ extension MLSConversationClient {
                                                                   errorDetails: "no matching key package"))
             throw .noMatchingKeyPackage
         }
+        // The conversation's handshake policy decides how this member frames its own commits.
+        let view = try? await api.getConvo(convoId: convoId)
         let group: Group
         do {
-            group = try Group.join(welcome: welcome, keyPackage: bundle)
+            group = try Group.join(welcome: welcome, keyPackage: bundle, configuration: Self.configuration(handshake: view?.handshake))
         } catch {
             _ = try? await api.confirmWelcome(ConfirmWelcomeInput(convoId: convoId, success: false,
                                                                   errorDetails: String(describing: error).prefix(1000).description))
             throw .mls(error)
         }
         guard Hex.encode(group.groupID) == convoId else { throw .invalidServerData("the Welcome is for another group") }
-        let view = try? await api.getConvo(convoId: convoId)
         try store.saveGroup(group, convoId: convoId)
         var record = ConvoRecord(convoId: convoId, name: view?.metadata?.name)
         record.shownEntries = try store.transcript(convoId: convoId).count
@@ -80,9 +81,11 @@ extension MLSConversationClient {
         }
         let observer = try mls { () throws(GroupError) in try PublicGroup(groupInfo: groupInfo) }
         let oldLeaf = observer.tree.groupMembers.first { Self.did(of: $0.credential) == identity.did }?.leafIndex
+        let view = try await call { () async throws(MLSAPIError) in try await api.getConvo(convoId: convoId) }
+        // The external commit itself is a PublicMessage whatever the policy (RFC 9420 §12.4.3.2).
         let joined = try mls { () throws(GroupError) in
             try Group.joinByExternalCommit(groupInfo: groupInfo, credential: identity.credential, signingKey: signingKey,
-                                           removing: oldLeaf)
+                                           removing: oldLeaf, configuration: Self.configuration(handshake: view.handshake))
         }
         let newInfo = try mls { () throws(GroupError) in try joined.group.makeGroupInfo() }
         let input = ProcessExternalCommitInput(convoId: convoId, externalCommit: joined.commit.encoded(),

@@ -80,11 +80,16 @@ public actor MLSConversationClient {
     // MARK: Creating and inviting
 
     /// Creates a group and its conversation; with `inviting`, the first commit adds those DIDs
-    /// (each must have published a KeyPackage).
-    public func createConvo(name: String? = nil, description: String? = nil,
-                            inviting dids: [String] = []) async throws(MLSClientError) -> ConvoView {
+    /// (each must have published a KeyPackage). `sealed` makes a conversation with sealed handshakes
+    /// (docs/sealed-commits.md): this member's commits and proposals, the first one included, are
+    /// PrivateMessages, as the Catbird app sends them, and the service checks each commit through
+    /// its GroupInfo.
+    public func createConvo(name: String? = nil, description: String? = nil, inviting dids: [String] = [],
+                            sealed: Bool = false) async throws(MLSClientError) -> ConvoView {
+        let handshake = sealed ? Self.sealedHandshake : nil
         let group = try mls { () throws(GroupError) in
-            try Group.create(suite: suite, credential: identity.credential, signingKey: signingKey)
+            try Group.create(suite: suite, credential: identity.credential, signingKey: signingKey,
+                             configuration: Self.configuration(handshake: handshake))
         }
         let output: CommitOutput
         var hashes: [KeyPackageHash]?
@@ -103,7 +108,7 @@ public actor MLSConversationClient {
             groupId: Hex.encode(group.groupID), cipherSuite: suiteName,
             groupInfo: MLSMessage(body: .groupInfo(output.groupInfo)).encoded(),
             commit: dids.isEmpty ? nil : output.commit.encoded(), welcomeMessage: output.welcome?.encoded(),
-            keyPackageHashes: hashes, metadata: metadata)
+            keyPackageHashes: hashes, metadata: metadata, handshake: handshake)
         progress("creating the conversation")
         let view = try await call { () async throws(MLSAPIError) in try await api.createConvo(input) }
         try store.saveGroup(output.group, convoId: view.id)
@@ -217,6 +222,17 @@ public actor MLSConversationClient {
         let missing = dids.filter { found[$0] == nil }
         guard missing.isEmpty else { throw .noKeyPackage(missing) }
         return dids.compactMap { found[$0] }
+    }
+
+    /// createConvo's `handshake` for a conversation with sealed handshakes.
+    static let sealedHandshake = "sealed"
+
+    /// The group configuration for a conversation's handshake policy: in a sealed one this member
+    /// sends its commits and proposals as PrivateMessages and accepts both forms from others (the
+    /// service takes both there; an external commit is always a PublicMessage, RFC 9420 §12.4.3.2);
+    /// in a public one, the default (PublicMessages out, both accepted).
+    static func configuration(handshake: String?) -> GroupConfiguration {
+        handshake == sealedHandshake ? GroupConfiguration(wireFormatPolicy: .mixedCiphertext) : .default
     }
 
     /// The DID a BasicCredential names.

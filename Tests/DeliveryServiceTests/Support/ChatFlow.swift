@@ -9,6 +9,12 @@ struct ChatFlow {
     var suite = MLSTestUser.defaultSuite
     /// The suite's name as the API carries it.
     var suiteName = "MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519"
+    /// Sealed handshakes (issue 17): conversations are created with handshake "sealed", and every
+    /// member frames its commits and proposals as PrivateMessages and accepts only those from other
+    /// members (OpenMLS's pure-ciphertext policy, the Catbird app's).
+    var sealed = false
+
+    var configuration: GroupConfiguration { sealed ? GroupConfiguration(wireFormatPolicy: .pureCiphertext) : .default }
 
     func user() -> MLSTestUser { MLSTestUser(service.makeUser(), suite: suite) }
 
@@ -38,18 +44,28 @@ struct ChatFlow {
     /// `creator` creates a group with `invitees` (each has published a KeyPackage) and the
     /// conversation on the server; returns the convo id.
     func createConvo(_ creator: MLSTestUser, with invitees: [MLSTestUser]) throws -> String {
-        var group = try Group.create(suite: creator.suite, credential: creator.credential, signingKey: creator.signingKey)
+        var group = try Group.create(suite: creator.suite, credential: creator.credential, signingKey: creator.signingKey,
+                                     configuration: configuration)
         var body: [String: Any] = [
             "groupId": hex(group.groupID), "cipherSuite": suiteName,
             "metadata": ["name": "test chat"],
         ]
+        if sealed { body["handshake"] = "sealed" }
         if invitees.isEmpty {
             let output = try group.update()
             group = output.group
             body["groupInfo"] = MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo)))
         } else {
-            let output = try group.add(keyPackages: try keyPackages(as: creator, for: invitees), includePath: false)
+            let packages = try keyPackages(as: creator, for: invitees)
+            let output = try group.add(keyPackages: packages, includePath: false)
             group = output.group
+            // A sealed initial commit shows no Adds: the packages are named.
+            if sealed {
+                body["keyPackageHashes"] = try packages.map { package in
+                    guard case .basic(let identity) = package.leafNode.credential else { throw XCTestError(.failureWhileWaiting) }
+                    return ["did": String(decoding: identity, as: UTF8.self), "hash": hex(package.reference(suite: suite))]
+                }
+            }
             body["groupInfo"] = MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo)))
             body["commit"] = MLSTestUser.bytes(output.commit)
             body["welcomeMessage"] = MLSTestUser.bytes(output.welcome!)
@@ -71,7 +87,7 @@ struct ChatFlow {
               let bundle = welcome.secrets.lazy.compactMap({ user.bundles[$0.newMember] }).first else {
             throw XCTestError(.failureWhileWaiting)
         }
-        let group = try Group.join(welcome: welcome, keyPackage: bundle)
+        let group = try Group.join(welcome: welcome, keyPackage: bundle, configuration: configuration)
         user.groups[convoID] = group
         user.readSeq[convoID] = try lastSeq(user, convoID)
         let confirm = try service.call("blue.catbird.mls.confirmWelcome", as: user.identity,
