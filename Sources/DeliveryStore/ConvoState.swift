@@ -48,12 +48,14 @@ public struct ConvoHeader: Sendable, Equatable {
     public var createdAt: Date
     public var lastMessageAt: Date?
     public var lastSeq: Int64
+    public var handshake: ConvoHandshake
 }
 
 extension ConvoState {
     public var header: ConvoHeader {
         ConvoHeader(convoID: convoID, cipherSuite: cipherSuite, epoch: epoch, creatorDID: creatorDID, name: name,
-                    description: description, createdAt: createdAt, lastMessageAt: lastMessageAt, lastSeq: lastSeq)
+                    description: description, createdAt: createdAt, lastMessageAt: lastMessageAt, lastSeq: lastSeq,
+                    handshake: handshake)
     }
 }
 

@@ -38,7 +38,7 @@ extension DeliveryStore {
         let rows = try read(PGStatement("""
                 WITH page AS (
                     SELECT c.convo_id, c.cipher_suite, c.epoch, c.creator_did, c.name, c.description, c.created_at,
-                           c.last_message_at, c.last_seq, coalesce(c.last_message_at, c.created_at) AS activity
+                           c.last_message_at, c.last_seq, c.handshake, coalesce(c.last_message_at, c.created_at) AS activity
                     FROM convos c
                     WHERE EXISTS (SELECT 1 FROM members m WHERE m.convo_id = c.convo_id AND m.did = $1 AND m.left_at IS NULL)
                       AND ($2::bigint IS NULL OR (coalesce(c.last_message_at, c.created_at), c.convo_id)
@@ -47,7 +47,7 @@ extension DeliveryStore {
                     LIMIT $4
                 )
                 SELECT p.convo_id, p.cipher_suite, p.epoch, p.creator_did, p.name, p.description, p.created_at,
-                       p.last_message_at, p.last_seq, (EXTRACT(EPOCH FROM p.activity) * 1000000)::bigint AS activity_micros,
+                       p.last_message_at, p.last_seq, p.handshake, (EXTRACT(EPOCH FROM p.activity) * 1000000)::bigint AS activity_micros,
                        m.leaf_index, m.did, m.credential_identity, m.credential, m.is_admin, m.joined_at, m.joined_epoch,
                        m.left_at, m.left_epoch, m.left_reason
                 FROM page p LEFT JOIN members m ON m.convo_id = p.convo_id AND m.left_at IS NULL
@@ -110,6 +110,6 @@ extension ConvoHeader {
                   epoch: try row.int64("epoch"), creatorDID: try row.string("creator_did"),
                   name: try row.optionalString("name"), description: try row.optionalString("description"),
                   createdAt: try row.date("created_at"), lastMessageAt: try row.optionalDate("last_message_at"),
-                  lastSeq: try row.int64("last_seq"))
+                  lastSeq: try row.int64("last_seq"), handshake: try row.handshake("handshake"))
     }
 }
