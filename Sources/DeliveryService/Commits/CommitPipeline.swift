@@ -41,13 +41,18 @@ struct CommitPipeline {
     }
 
     func validate(_ request: Request) throws -> Validated {
-        let message = try MLSInput.publicMessage(request.commit, error: .invalidCommit, what: "commit")
+        let limits = env.limits
+        let message = try MLSInput.publicMessage(request.commit, limits: limits.decodingLimits, error: .invalidCommit, what: "commit")
         guard case .commit(let commit) = message.content.content else {
             throw XRPCError(400, .invalidCommit, "commit must carry a Commit")
         }
         guard Hex.encode(message.content.groupID) == request.convoID else {
             throw XRPCError(400, .invalidCommit, "the commit is for another group")
         }
+
+        // Cheap refusals first (issue 14): counts, the epoch, the store's lookups and the Welcome's
+        // shape, before the stored state is rebuilt and before any signature or tree hash.
+        let adds = try AddedKeyPackages(commit, maxMembers: limits.maxMembers)
         let convo = try env.store.loadConvo(request.convoID)
         let commitEpoch = Int64(clamping: message.content.epoch)
         if commitEpoch != convo.epoch {
@@ -55,33 +60,41 @@ struct CommitPipeline {
             if commitEpoch == convo.epoch - 1 { throw DeliveryStoreError.commitConflict(current: convo.epoch) }
             throw DeliveryStoreError.epochMismatch(current: convo.epoch)
         }
-
-        var current: PublicGroup
-        do { current = try PublicGroup(serialized: convo.publicState) } catch {
-            env.log.error("stored public state unreadable", ["convo": request.convoID])
-            throw XRPCError.internalError
-        }
         if convo.frozenEpoch != nil { throw DeliveryStoreError.groupFrozen }
+        guard let suite = CipherSuite(rawValue: convo.cipherSuite) else { throw XRPCError.internalError }
+        let refs = try adds.refs(suite: suite)
+        // Only KeyPackages published here and not yet used can be added (docs/validation.md), so an
+        // unknown one is refused now; the known ones were validated in full at publication and are
+        // identified by their ref, a hash over their exact bytes and signatures: their signatures need
+        // no second check (all other rules apply).
+        let trusted = try env.store.unconsumedKeyPackageRefs(refs.map(\.ref))
+        if let unknown = refs.first(where: { !trusted.contains($0.ref) }) {
+            throw DeliveryStoreError.keyPackageNotFound(ref: unknown.ref)
+        }
+        var ownerByRef: [[UInt8]: String] = [:]
+        for (ref, owner) in refs { ownerByRef[ref] = owner }
+        let welcomes = try welcomeDeliveries(request.welcome, ownerByRef: ownerByRef, suite: convo.cipherSuite)
+
+        var current = try env.publicGroup(of: convo)
+        guard current.tree.memberCount + adds.count - adds.mostRemoved <= limits.maxMembers else {
+            throw XRPCError(400, .tooManyMembers, "a conversation has at most \(limits.maxMembers) members")
+        }
         let pending = try env.store.pendingProposals(convoID: request.convoID, epoch: convo.epoch)
+        var recorded: [CachedProposal] = []
         var pendingLeaves: Set<String> = []
         for proposal in pending {
-            // Each was validated by leaveConvo in this epoch, so each records.
-            guard case .publicMessage(let stored)? = try? MLSMessage(decoding: proposal.proposal).body,
-                  (try? current.recordProposal(stored)) != nil else {
-                env.log.error("a kept proposal no longer records", ["convo": request.convoID])
+            // Each was verified by leaveConvo in this epoch, when it was stored under its ref: it is
+            // restored from those bytes, not verified again on every commit attempt.
+            guard case .publicMessage(let stored)? = try? MLSMessage(decoding: proposal.proposal, limits: limits.decodingLimits).body,
+                  case .proposal(let body) = stored.content.content else {
+                env.log.error("a kept proposal no longer decodes", ["convo": request.convoID])
                 throw XRPCError.internalError
             }
+            recorded.append(CachedProposal(ref: proposal.ref, proposal: body, sender: stored.content.sender))
             if proposal.kind == "remove" { pendingLeaves.insert(proposal.senderDID.rawValue) }
         }
+        current.restoreRecordedProposals(recorded)
 
-        // KeyPackages validated in full at publication are identified by their ref, a hash over their
-        // exact bytes and signatures: their signatures need no second check (all other rules apply).
-        let suite = current.cipherSuite
-        let addedRefs = commit.proposals.compactMap { item -> [UInt8]? in
-            if case .proposal(.add(let keyPackage)) = item { return keyPackage.reference(suite: suite) }
-            return nil
-        }
-        let trusted = try env.store.unconsumedKeyPackageRefs(addedRefs)
         let next: PublicGroup
         do {
             next = try current.validateAndApply(commit: message, now: UInt64(Date().timeIntervalSince1970),
@@ -90,6 +103,8 @@ struct CommitPipeline {
             throw XRPCError(400, .invalidCommit, mlsFailureDescription(error))
         }
         guard let summary = next.lastCommit else { throw XRPCError.internalError }
+        // Adds come inline (the proposals kept here are self-Removes), so these are the ones checked above.
+        guard summary.added.count == refs.count else { throw XRPCError(400, .invalidCommit, "an Add by reference is not supported") }
 
         try CommitIntegrity.checkCredentialContinuity(from: current, to: next, summary: summary)
         guard let committer = next.tree.leafNode(at: summary.committerLeaf),
@@ -102,60 +117,50 @@ struct CommitPipeline {
         let covered = try CommitIntegrity.coveredProposals(pending, commit: commit, summary: summary)
 
         if let groupInfoBytes = request.groupInfo {
-            let groupInfo = try MLSInput.groupInfo(groupInfoBytes)
+            let groupInfo = try MLSInput.groupInfo(groupInfoBytes, limits: limits.decodingLimits)
             do { try next.verify(groupInfo: groupInfo) } catch {
                 throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
             }
         }
         let members = try MemberIdentity.memberLeaves(next.members, error: .invalidCommit)
-        guard members.count <= env.limits.maxMembers else {
-            throw XRPCError(400, .tooManyMembers, "a conversation has at most \(env.limits.maxMembers) members")
+        guard members.count <= limits.maxMembers else {
+            throw XRPCError(400, .tooManyMembers, "a conversation has at most \(limits.maxMembers) members")
         }
 
-        var consumed: [KeyPackageUse] = []
-        var addedDIDs: [String] = []
-        var ownerByRef: [[UInt8]: String] = [:]
-        for added in summary.added {
-            guard let did = MemberIdentity.did(of: added.keyPackage.leafNode.credential) else {
-                throw XRPCError(400, .invalidCommit, "an added member's credential is not a DID")
-            }
-            consumed.append(KeyPackageUse(ref: added.keyPackageRef, ownerDID: did))
-            ownerByRef[added.keyPackageRef] = did
-            if !addedDIDs.contains(did) { addedDIDs.append(did) }
-        }
-        var removedDIDs: [String] = []
-        for removed in summary.removed {
-            if let did = MemberIdentity.did(of: removed.leafNode.credential), !removedDIDs.contains(did) { removedDIDs.append(did) }
-        }
-
-        let welcomes = try welcomeDeliveries(request.welcome, ownerByRef: ownerByRef, suite: next.cipherSuite.rawValue)
+        let consumed = summary.added.map { KeyPackageUse(ref: $0.keyPackageRef, ownerDID: ownerByRef[$0.keyPackageRef] ?? "") }
+        let addedDIDs = MemberIdentity.distinct(summary.added.compactMap { ownerByRef[$0.keyPackageRef] })
+        let removedDIDs = MemberIdentity.distinct(summary.removed.compactMap { MemberIdentity.did(of: $0.leafNode.credential) })
         return Validated(convo: convo, next: next, summary: summary, commitEpoch: commitEpoch, committerDID: committerDID,
                          members: members, addedDIDs: addedDIDs, removedDIDs: removedDIDs, consumedKeyPackages: consumed,
                          welcomes: welcomes, coveredProposalRefs: covered, pendingLeaves: pendingLeaves,
                          freezes: summary.reInit != nil)
     }
 
-    /// A Welcome must be for this suite, and address exactly the KeyPackages the commit added.
+    /// A Welcome must be for this suite and address exactly the KeyPackages added, each once (RFC
+    /// 9420 §12.4.3.1: one EncryptedGroupSecrets per new member). It is decoded with room for no more
+    /// entries than there are Adds, and stored once for all its recipients.
     func welcomeDeliveries(_ bytes: [UInt8]?, ownerByRef: [[UInt8]: String], suite: UInt16) throws(XRPCError) -> [WelcomeDelivery] {
         guard let bytes else {
             if !ownerByRef.isEmpty { throw XRPCError(400, .invalidWelcome, "a commit that adds members needs a welcomeMessage") }
             return []
         }
-        let welcome = try MLSInput.welcome(bytes)
+        let welcome = try MLSInput.welcome(bytes, limits: DecodingLimits(maxVectorElements: ownerByRef.count))
         guard welcome.cipherSuite == suite else { throw XRPCError(400, .invalidWelcome, "the Welcome is for another cipher suite") }
-        var deliveries: [WelcomeDelivery] = []
+        var recipients: [WelcomeRecipient] = []
         var covered: Set<[UInt8]> = []
         for secrets in welcome.secrets {
             guard let did = ownerByRef[secrets.newMember] else {
                 throw XRPCError(400, .invalidWelcome, "the Welcome addresses a KeyPackage the commit does not add")
             }
-            covered.insert(secrets.newMember)
-            deliveries.append(WelcomeDelivery(recipientDID: did, welcome: bytes, keyPackageRef: secrets.newMember))
+            guard covered.insert(secrets.newMember).inserted else {
+                throw XRPCError(400, .invalidWelcome, "the Welcome addresses a KeyPackage twice")
+            }
+            recipients.append(WelcomeRecipient(did: did, keyPackageRef: secrets.newMember))
         }
         guard covered.count == ownerByRef.count else {
             throw XRPCError(400, .invalidWelcome, "the Welcome does not address every added member")
         }
-        return deliveries
+        return recipients.isEmpty ? [] : [WelcomeDelivery(welcome: bytes, recipients: recipients)]
     }
 
     /// The store's view of the validated commit.
