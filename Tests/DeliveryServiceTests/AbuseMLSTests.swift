@@ -13,20 +13,7 @@ final class AbuseMLSTests: ServiceTestCase {
     /// copies of it are normal. Before the limits these attacks asked for gigabytes.
     static let peakBoundKB = 256_000
 
-    struct Chat {
-        let flow: ChatFlow
-        let users: [MLSTestUser]
-        let convo: String
-    }
-
-    func chat(_ count: Int) throws -> Chat {
-        let flow = ChatFlow(service: try service)
-        let users = (0..<count).map { _ in flow.user() }
-        for user in users.dropFirst() { try flow.publishKeyPackage(user) }
-        let convo = try flow.createConvo(users[0], with: Array(users.dropFirst()))
-        for user in users.dropFirst() { try flow.join(user, convo) }
-        return Chat(flow: flow, users: users, convo: convo)
-    }
+    func chat(_ count: Int) throws -> Chat { try ChatFlow(service: try service).chat(count) }
 
     func call(_ method: String, as user: MLSTestUser, _ body: [String: Any]) throws -> ServiceHarness.Reply {
         try service.call("blue.catbird.mls." + method, as: user.identity, json: body)
@@ -55,25 +42,25 @@ final class AbuseMLSTests: ServiceTestCase {
 
     // MARK: Item 2: one Welcome, stored once
 
-    func test_welcomeNamingTheCallersOwnKeyPackage20000Times_isRefused_andStoresNothing() throws {
+    func test_welcomeNamingOneKeyPackage20000Times_isRefused_andStoresNothing() throws {
         let chat = try chat(2)
         let alice = chat.users[0]
-        // Alice adds a second device of her own (same DID, its own key): a KeyPackage she published.
-        let own = try chat.flow.publishKeyPackage(MLSTestUser(alice.identity))
-        let output = try XCTUnwrap(alice.groups[chat.convo]).add(keyPackages: [own.keyPackage])
+        let carol = chat.flow.user()
+        let package = try chat.flow.publishKeyPackage(carol)
+        let output = try XCTUnwrap(alice.groups[chat.convo]).add(keyPackages: [package.keyPackage])
         let welcome = try MLSAttacks.repeating(try XCTUnwrap(output.welcome), count: 20_000)
         XCTAssertGreaterThan(welcome.encoded().count, 2_000_000)
         let rows = try DatabaseRows(try service)
-        let before = try rows.snapshot(convo: chat.convo, owners: [alice.did])
+        let before = try rows.snapshot(convo: chat.convo, owners: [carol.did])
 
-        try attack("Welcome with 20,000 copies of one new_member", "addMembers", as: alice, [
+        try attack("addMembers, Welcome with 20,000 copies of one new_member", "addMembers", as: alice, [
             "convoId": chat.convo, "commit": MLSTestUser.bytes(output.commit), "welcomeMessage": MLSTestUser.bytes(welcome),
         ], expect: 400, "InvalidWelcome")
-        XCTAssertEqual(try rows.snapshot(convo: chat.convo, owners: [alice.did]), before)
+        XCTAssertEqual(try rows.snapshot(convo: chat.convo, owners: [carol.did]), before)
 
         // Two copies with room for two (one member missing): the repeat itself is named.
-        let carol = chat.flow.user(), dave = chat.flow.user()
-        let packages = [try chat.flow.publishKeyPackage(carol).keyPackage, try chat.flow.publishKeyPackage(dave).keyPackage]
+        let dave = chat.flow.user()
+        let packages = [package.keyPackage, try chat.flow.publishKeyPackage(dave).keyPackage]
         let two = try XCTUnwrap(alice.groups[chat.convo]).add(keyPackages: packages)
         let doubled = try MLSAttacks.repeating(try XCTUnwrap(two.welcome), count: 2)
         let repeated = try call("addMembers", as: alice, [
@@ -82,7 +69,34 @@ final class AbuseMLSTests: ServiceTestCase {
         XCTAssertEqual(repeated.status, 400, "\(repeated.json)")
         XCTAssertEqual(repeated.error, "InvalidWelcome")
         XCTAssertEqual(repeated.json["message"] as? String, "the Welcome addresses a KeyPackage twice")
-        XCTAssertEqual(try rows.snapshot(convo: chat.convo, owners: [alice.did]), before)
+        XCTAssertEqual(try rows.snapshot(convo: chat.convo, owners: [carol.did, dave.did]).sorted(),
+                       (before + (try rows.keyPackages(of: [dave.did]))).sorted())
+    }
+
+    /// The form: createConvo whose second leaf is a KeyPackage of the caller's own (a second
+    /// device), with a Welcome naming it 20,000 times.
+    func test_createConvoWelcomeNamingTheCallersOwnKeyPackage20000Times_isRefused_andStoresNothing() throws {
+        let flow = ChatFlow(service: try service)
+        let alice = flow.user()
+        let device = try flow.publishKeyPackage(MLSTestUser(alice.identity))
+        let group = try Group.create(suite: MLSAttacks.suite, credential: alice.credential, signingKey: alice.signingKey)
+        let output = try group.add(keyPackages: [device.keyPackage], includePath: false)
+        let welcome = try MLSAttacks.repeating(try XCTUnwrap(output.welcome), count: 20_000)
+        let convo = MLSAttacks.hex(group.groupID)
+        let rows = try DatabaseRows(try service)
+        let before = try rows.snapshot(convo: convo, owners: [alice.did])
+        let body: [String: Any] = [
+            "groupId": convo, "cipherSuite": MLSAttacks.suiteName,
+            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo))),
+            "commit": MLSTestUser.bytes(output.commit), "welcomeMessage": MLSTestUser.bytes(welcome),
+        ]
+        try attack("createConvo, Welcome with 20,000 copies of the caller's own KeyPackage", "createConvo", as: alice, body,
+                   expect: 400, "InvalidWelcome")
+        XCTAssertEqual(try rows.snapshot(convo: convo, owners: [alice.did]), before)
+        var honest = body
+        honest["welcomeMessage"] = MLSTestUser.bytes(try XCTUnwrap(output.welcome))
+        let created = try call("createConvo", as: alice, honest)
+        XCTAssertEqual(created.status, 200, "\(created.json)")
     }
 
     /// The honest Welcome to two members is stored once, with a row per recipient pointing to it;
@@ -117,28 +131,27 @@ final class AbuseMLSTests: ServiceTestCase {
 
     // MARK: Items 3 and 4: trees
 
-    func test_createConvoWithOneAndAHalfMillionUnmergedLeaves_isRefusedInBoundedMemory() throws {
-        let flow = ChatFlow(service: try service)
-        let mallory = flow.user()
-        let other = try flow.user().makeKeyPackage().keyPackage.leafNode
-        let body = try MLSAttacks.createConvo(mallory, tree: try MLSAttacks.unmergedLeavesTree(count: 1_500_000, other: other),
-                                              signer: 0, validHash: true)
-        XCTAssertGreaterThan(try JSONSerialization.data(withJSONObject: body).count, 8_000_000)
-        try attack("createConvo, 1.5M unmerged_leaves in one parent (8 MiB)", "createConvo", as: mallory, body,
-                   expect: 400, "InvalidGroupInfo", message: "wider than this service takes")
-        let convo = try XCTUnwrap(body["groupId"] as? String)
-        XCTAssertEqual(try DatabaseRows(try service).convo(convo), [])
+    /// createConvo from a new user with `tree`; refused by the tree bound, in bounded memory, storing nothing.
+    func treeAttack(_ what: String, tree: (LeafNode) throws -> RatchetTree, signer: UInt32, validHash: Bool,
+                    file: StaticString = #filePath, line: UInt = #line) throws {
+        let mallory = ChatFlow(service: try service).user()
+        let body = try MLSAttacks.createConvo(mallory, tree: tree, signer: signer, validHash: validHash)
+        XCTAssertGreaterThan(try JSONSerialization.data(withJSONObject: body).count, 8_000_000, file: file, line: line)
+        try attack(what, "createConvo", as: mallory, body, expect: 400, "InvalidGroupInfo", message: "wider than this service takes",
+                   file: file, line: line)
+        XCTAssertEqual(try DatabaseRows(try service).convo(try XCTUnwrap(body["groupId"] as? String)), [], file: file, line: line)
     }
 
+    func test_createConvoWithOneAndAHalfMillionUnmergedLeaves_isRefusedInBoundedMemory() throws {
+        let other = try ChatFlow(service: try service).user().makeKeyPackage().keyPackage.leafNode
+        try treeAttack("createConvo, 1.5M unmerged_leaves in one parent (8 MiB)",
+                       tree: try MLSAttacks.unmergedLeavesTree(count: 1_500_000, other: other), signer: 0, validHash: true)
+    }
+
+    /// The hash is not the tree's: a server that built the tree before checking it paid for all of it.
     func test_createConvoWithItsOnlyLeafAtIndex3Million_isRefusedInBoundedMemory() throws {
-        let flow = ChatFlow(service: try service)
-        let mallory = flow.user()
-        let body = try MLSAttacks.createConvo(mallory, tree: MLSAttacks.farLeafTree(at: 3_000_000), signer: 3_000_000, validHash: false)
-        XCTAssertGreaterThan(try JSONSerialization.data(withJSONObject: body).count, 8_000_000)
-        try attack("createConvo, one leaf at index 3,000,000 (8 MiB of blanks)", "createConvo", as: mallory, body,
-                   expect: 400, "InvalidGroupInfo", message: "wider than this service takes")
-        let convo = try XCTUnwrap(body["groupId"] as? String)
-        XCTAssertEqual(try DatabaseRows(try service).convo(convo), [])
+        try treeAttack("createConvo, one leaf at index 3,000,000 (8 MiB of blanks)",
+                       tree: MLSAttacks.farLeafTree(at: 3_000_000), signer: 3_000_000, validHash: false)
     }
 
     /// A valid tree: its last leaf below 2 × maxMembers (1000 by default) is taken, at 2000 refused

@@ -7,21 +7,7 @@ import XCTest
 /// it, and no one appears in a group who did not join it. Each refused request gets its XRPC error
 /// and leaves the database rows exactly as they were (read from PostgreSQL, not through the API).
 final class IntegrityTests: ServiceTestCase {
-    struct Chat {
-        let flow: ChatFlow
-        let users: [MLSTestUser]
-        let convo: String
-    }
-
-    /// `count` users; the first creates the conversation with the others, who join.
-    func chat(_ count: Int) throws -> Chat {
-        let flow = ChatFlow(service: try service)
-        let users = (0..<count).map { _ in flow.user() }
-        for user in users.dropFirst() { try flow.publishKeyPackage(user) }
-        let convo = try flow.createConvo(users[0], with: Array(users.dropFirst()))
-        for user in users.dropFirst() { try flow.join(user, convo) }
-        return Chat(flow: flow, users: users, convo: convo)
-    }
+    func chat(_ count: Int) throws -> Chat { try ChatFlow(service: try service).chat(count) }
 
     func call(_ method: String, as user: MLSTestUser, _ body: [String: Any]) throws -> ServiceHarness.Reply {
         try service.call("blue.catbird.mls." + method, as: user.identity, json: body)

@@ -154,3 +154,21 @@ struct ChatFlow {
         try service.call("blue.catbird.mls.getEpoch", as: user.identity, query: [("convoId", convoID)]).json["currentEpoch"] as? Int
     }
 }
+
+/// A conversation of `users` on the real server, each holding its group.
+struct Chat {
+    let flow: ChatFlow
+    let users: [MLSTestUser]
+    let convo: String
+}
+
+extension ChatFlow {
+    /// `count` users; the first creates the conversation with the others, who join.
+    func chat(_ count: Int) throws -> Chat {
+        let users = (0..<count).map { _ in user() }
+        for user in users.dropFirst() { try publishKeyPackage(user) }
+        let convo = try createConvo(users[0], with: Array(users.dropFirst()))
+        for user in users.dropFirst() { try join(user, convo) }
+        return Chat(flow: self, users: users, convo: convo)
+    }
+}

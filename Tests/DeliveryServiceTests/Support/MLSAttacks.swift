@@ -78,14 +78,15 @@ enum MLSAttacks {
         return MLSMessage(body: .publicMessage(PublicMessage(content: content, auth: auth, membershipTag: SecureRandom.bytes(suite.nh))))
     }
 
-    /// `count` KeyPackages of `user`'s DID that the service has never seen, each carrying a leaf
-    /// extension of `padding` bytes (listed in its capabilities, so each is valid and well signed).
+    /// `count` KeyPackages of `user`'s DID that the service has never seen, each of its own client
+    /// (signature key) and carrying a leaf extension of `padding` bytes (listed in its
+    /// capabilities), so that each is valid and well signed.
     static func unpublishedKeyPackages(_ user: MLSTestUser, count: Int, padding: Int) throws -> [KeyPackage] {
         let padType = ExtensionType(rawValue: 0xff0a)
         let now = UInt64(Date().timeIntervalSince1970)
         return try (0..<count).map { _ in
             try KeyPackageBundle.generate(
-                suite: suite, credential: user.credential, signingKey: user.signingKey,
+                suite: suite, credential: user.credential, signingKey: try suite.signatureScheme.generatePrivateKey(),
                 lifetime: Lifetime(notBefore: now - 3600, notAfter: now + 86_400),
                 capabilities: Capabilities(cipherSuites: [suite.rawValue], extensions: [padType], credentials: [.basic]),
                 leafExtensions: [Extension(extensionType: padType, extensionData: SecureRandom.bytes(padding))]).keyPackage
