@@ -18,6 +18,12 @@ extension ServiceLimits {
     /// out of the commits that would shrink it.
     var storedTreeLimits: TreeLimits { TreeLimits(maxLeaves: maxTreeLeaves) }
 
+    /// Why a tree beyond `treeLimits` was refused (its node list, or a list inside it, too long).
+    var treeBoundDescription: String {
+        "the ratchet tree is wider than this service takes (its last leaf must lie below \(maxTreeLeaves), twice the member "
+            + "cap) or holds a longer list than such a tree has (\(treeLimits.maxNodes) entries)"
+    }
+
     /// Every MLS object a client sends: no vector longer than the node list of a tree within
     /// `maxTreeLeaves` (2 · maxTreeLeaves − 1, about 4 · maxMembers), which is the longest list an
     /// honest commit (Adds and Removes are at most maxMembers each), GroupInfo or tree holds.

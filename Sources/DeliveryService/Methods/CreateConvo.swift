@@ -69,14 +69,18 @@ enum CreateConvo {
     static func importGroup(_ groupInfo: GroupInfo, ratchetTree bytes: [UInt8]?, limits: ServiceLimits) throws(XRPCError) -> PublicGroup {
         var tree: RatchetTree?
         if let bytes {
-            do { tree = try RatchetTree(decoding: bytes, limits: limits.treeLimits) } catch {
-                throw XRPCError(400, .invalidGroupInfo, "ratchetTree is not a valid ratchet tree: \(GroupError.decoding(error).clientDescription)")
+            do { tree = try RatchetTree(decoding: bytes, limits: limits.treeLimits) } catch .tooManyElements {
+                throw XRPCError(400, .invalidGroupInfo, limits.treeBoundDescription)
+            } catch {
+                throw XRPCError(400, .invalidGroupInfo, "ratchetTree is not a valid ratchet tree")
             }
         }
         do {
             return try PublicGroup(groupInfo: groupInfo, ratchetTree: tree, limits: limits.treeLimits)
         } catch .tree(.tooManyMembers) {
             throw XRPCError(400, .tooManyMembers, "a conversation has at most \(limits.maxMembers) members")
+        } catch .decoding(.tooManyElements), .tree(.treeTooWide) {
+            throw XRPCError(400, .invalidGroupInfo, limits.treeBoundDescription)
         } catch {
             throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
         }
