@@ -104,7 +104,9 @@ struct CommitPipeline {
         }
         guard let summary = next.lastCommit else { throw XRPCError.internalError }
         // Adds come inline (the proposals kept here are self-Removes), so these are the ones checked above.
-        guard summary.added.count == refs.count else { throw XRPCError(400, .invalidCommit, "an Add by reference is not supported") }
+        guard summary.added.map(\.keyPackageRef) == refs.map(\.ref) else {
+            throw XRPCError(400, .invalidCommit, "an Add by reference is not supported")
+        }
 
         try CommitIntegrity.checkCredentialContinuity(from: current, to: next, summary: summary)
         guard let committer = next.tree.leafNode(at: summary.committerLeaf),
@@ -127,8 +129,8 @@ struct CommitPipeline {
             throw XRPCError(400, .tooManyMembers, "a conversation has at most \(limits.maxMembers) members")
         }
 
-        let consumed = summary.added.map { KeyPackageUse(ref: $0.keyPackageRef, ownerDID: ownerByRef[$0.keyPackageRef] ?? "") }
-        let addedDIDs = MemberIdentity.distinct(summary.added.compactMap { ownerByRef[$0.keyPackageRef] })
+        let consumed = refs.map { KeyPackageUse(ref: $0.ref, ownerDID: $0.owner) }
+        let addedDIDs = MemberIdentity.distinct(refs.map(\.owner))
         let removedDIDs = MemberIdentity.distinct(summary.removed.compactMap { MemberIdentity.did(of: $0.leafNode.credential) })
         return Validated(convo: convo, next: next, summary: summary, commitEpoch: commitEpoch, committerDID: committerDID,
                          members: members, addedDIDs: addedDIDs, removedDIDs: removedDIDs, consumedKeyPackages: consumed,
