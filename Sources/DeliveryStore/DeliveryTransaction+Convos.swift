@@ -83,8 +83,8 @@ extension DeliveryTransaction {
 
     /// Welcomes and added key packages must be for DIDs that hold a leaf in the new tree.
     func checkRecipients(_ welcomes: [WelcomeDelivery], _ packages: [KeyPackageUse], in dids: Set<String>) throws {
-        for welcome in welcomes where !dids.contains(welcome.recipientDID) {
-            throw DeliveryStoreError.invalidArgument("a welcome for \(welcome.recipientDID), who holds no leaf")
+        for recipient in welcomes.lazy.flatMap(\.recipients) where !dids.contains(recipient.did) {
+            throw DeliveryStoreError.invalidArgument("a welcome for \(recipient.did), who holds no leaf")
         }
         for package in packages where !dids.contains(package.ownerDID) {
             throw DeliveryStoreError.invalidArgument("a key package for \(package.ownerDID), who holds no leaf")

@@ -21,9 +21,10 @@ extension DeliveryTransaction {
     public func welcome(convoID: String, recipient: DID) throws(DeliveryStoreError) -> WelcomeRow {
         try guarded {
             let rows = try connection.query("""
-                SELECT convo_id, recipient_did, id, welcome, key_package_ref, epoch, created_at FROM welcomes
-                WHERE convo_id = $1 AND recipient_did = $2 AND confirmed_at IS NULL AND failed_at IS NULL
-                ORDER BY id DESC LIMIT 1
+                SELECT w.convo_id, w.recipient_did, w.id, m.welcome, w.key_package_ref, w.epoch, w.created_at
+                FROM welcomes w JOIN welcome_messages m ON m.convo_id = w.convo_id AND m.id = w.welcome_id
+                WHERE w.convo_id = $1 AND w.recipient_did = $2 AND w.confirmed_at IS NULL AND w.failed_at IS NULL
+                ORDER BY w.id DESC LIMIT 1
                 """, [convoID, recipient])
             guard let row = rows.first else { throw DeliveryStoreError.welcomeNotFound }
             guard try isMember(convoID: convoID, did: recipient) else { throw DeliveryStoreError.welcomeStale }
@@ -51,14 +52,18 @@ extension DeliveryTransaction {
         }
     }
 
-    /// Stores one Welcome row per recipient for `epoch`.
+    /// Stores each Welcome once for `epoch`, with one row per recipient pointing to it.
     func storeWelcomes(_ convoID: String, _ welcomes: [WelcomeDelivery], epoch: Int64) throws {
-        guard !welcomes.isEmpty else { return }
-        try connection.execute("""
-            INSERT INTO welcomes (convo_id, recipient_did, welcome, key_package_ref, epoch)
-            SELECT $1, w.recipient, w.welcome, w.ref, $2
-            FROM unnest($3::text[], $4::bytea[], $5::bytea[]) AS w(recipient, welcome, ref)
-            """, [convoID, epoch, PGArray(welcomes.map(\.recipientDID)), PGArray(welcomes.map(\.welcome)),
-                  PGArray(welcomes.map(\.keyPackageRef))])
+        for delivery in welcomes where !delivery.recipients.isEmpty {
+            let stored = try connection.query("""
+                INSERT INTO welcome_messages (convo_id, epoch, welcome) VALUES ($1, $2, $3) RETURNING id
+                """, [convoID, epoch, delivery.welcome])
+            try connection.execute("""
+                INSERT INTO welcomes (convo_id, recipient_did, welcome_id, key_package_ref, epoch)
+                SELECT $1, r.recipient, $2, r.ref, $3
+                FROM unnest($4::text[], $5::bytea[]) AS r(recipient, ref)
+                """, [convoID, try stored[0].int64("id"), epoch, PGArray(delivery.recipients.map(\.did)),
+                      PGArray(delivery.recipients.map(\.keyPackageRef))])
+        }
     }
 }

@@ -10,15 +10,29 @@ public struct KeyPackageUse: Sendable, Hashable {
     }
 }
 
-/// A Welcome for one new member; the same Welcome bytes are stored once per recipient.
+/// A Welcome and the new members it admits: stored once, with one row per recipient pointing to it.
 public struct WelcomeDelivery: Sendable, Hashable {
-    public var recipientDID: String
     public var welcome: [UInt8]
+    public var recipients: [WelcomeRecipient]
+
+    public init(welcome: [UInt8], recipients: [WelcomeRecipient]) {
+        self.welcome = welcome
+        self.recipients = recipients
+    }
+
+    /// A Welcome for one new member.
+    public init(recipientDID: String, welcome: [UInt8], keyPackageRef: [UInt8]? = nil) {
+        self.init(welcome: welcome, recipients: [WelcomeRecipient(did: recipientDID, keyPackageRef: keyPackageRef)])
+    }
+}
+
+/// One new member a Welcome admits: its DID and the KeyPackageRef the Welcome's secrets are for.
+public struct WelcomeRecipient: Sendable, Hashable {
+    public var did: String
     public var keyPackageRef: [UInt8]?
 
-    public init(recipientDID: String, welcome: [UInt8], keyPackageRef: [UInt8]? = nil) {
-        self.recipientDID = recipientDID
-        self.welcome = welcome
+    public init(did: String, keyPackageRef: [UInt8]? = nil) {
+        self.did = did
         self.keyPackageRef = keyPackageRef
     }
 }

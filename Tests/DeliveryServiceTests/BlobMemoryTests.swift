@@ -6,16 +6,6 @@ import XCTest
 /// The real executable as a child process: a 50 MiB upload and download must not grow its
 /// resident memory by more than 100 MB (the body streams to disk; the download is sendfile).
 final class BlobMemoryTests: XCTestCase {
-    /// kB figures from /proc/<pid>/status (`VmRSS` now, `VmHWM` the peak so far).
-    static func memory(of pid: Int32) throws -> (rss: Int, peak: Int) {
-        let text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        func field(_ name: String) -> Int {
-            let line = text.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
-            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
-        }
-        return (field("VmRSS"), field("VmHWM"))
-    }
-
     func test_fiftyMiBUploadAndDownload_keepServerMemoryUnder100MBAboveBaseline() throws {
         let harness = try ServiceHarness()
         defer { harness.shutdown() }
@@ -38,17 +28,17 @@ final class BlobMemoryTests: XCTestCase {
         XCTAssertEqual(small.status, 200, "\(small.json) \(server.log.suffix(5))")
         let smallID = try XCTUnwrap((small.json["blob"] as? [String: Any])?["blobId"] as? String)
         XCTAssertEqual(try blobs.fetch(smallID, as: alice.identity, baseURL: server.baseURL).status, 200)
-        let baseline = try Self.memory(of: pid)
+        let baseline = try ProcessMemory.status(of: pid)
 
         let bytes = BlobFixture.randomBytes(50 << 20)
         let reply = try blobs.upload(bytes, convo: convo, as: alice.identity, baseURL: server.baseURL)
         XCTAssertEqual(reply.status, 200, "\(reply.json)")
-        let afterUpload = try Self.memory(of: pid)
+        let afterUpload = try ProcessMemory.status(of: pid)
         let id = try XCTUnwrap((reply.json["blob"] as? [String: Any])?["blobId"] as? String)
         let fetched = try blobs.fetch(id, as: alice.identity, baseURL: server.baseURL)
         XCTAssertEqual(fetched.status, 200)
         XCTAssertEqual(HashAlgorithm.sha256.hash(fetched.body), HashAlgorithm.sha256.hash(bytes))
-        let afterDownload = try Self.memory(of: pid)
+        let afterDownload = try ProcessMemory.status(of: pid)
 
         // VmHWM is the peak over the process's life, so it covers the whole transfer.
         let growth = afterDownload.peak - baseline.rss

@@ -1,3 +1,4 @@
+import Basics
 import DeliveryStore
 import Foundation
 import Store
@@ -24,6 +25,47 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(try migrator.migrate(database), [], "the second run applies nothing")
         let recorded = try database.query("SELECT count(*) AS n FROM schema_migrations")[0].int("n")
         XCTAssertEqual(recorded, first.count)
+    }
+
+    /// 0010: Welcomes stored before, one copy per recipient, become one `welcome_messages` row per
+    /// conversation, epoch and content, shared by the rows that held it; getWelcome serves the same bytes.
+    func test_welcomeMessagesMigration_sharesTheCopiesStoredBefore() throws {
+        let fresh = try TestDatabase(.database, prefix: "dsmig", poolSize: 1)
+        defer { fresh.drop() }
+        let database = fresh.database
+        let before = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-before-0010-\(fresh.name)")
+        try FileManager.default.createDirectory(at: before, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: before) }
+        for file in try FileManager.default.contentsOfDirectory(atPath: TestDatabase.migrations.path) where file < "0010" {
+            try FileManager.default.copyItem(at: TestDatabase.migrations.appendingPathComponent(file), to: before.appendingPathComponent(file))
+        }
+        try Migrator(directory: before).migrate(database)
+        try database.execute("""
+            INSERT INTO convos (convo_id, group_id, cipher_suite, epoch, public_state, creator_did)
+            VALUES ('0a', '\\x0a', 1, 2, '\\x00', 'did:plc:alice')
+            """)
+        for (recipient, welcome, epoch) in [("did:plc:bob", "\\x5701", 1), ("did:plc:carolcarolcarolcarolcaro", "\\x5701", 1), ("did:plc:dave", "\\x5702", 2)] {
+            try database.execute("INSERT INTO welcomes (convo_id, recipient_did, welcome, epoch) VALUES ('0a', $1, $2::bytea, $3)",
+                                 [recipient, welcome, Int64(epoch)])
+        }
+
+        XCTAssertEqual(try Migrator(directory: TestDatabase.migrations).migrate(database).first, "0010_welcome_messages.sql")
+        let stored = try database.query("SELECT count(*) AS n FROM welcome_messages")[0].int("n")
+        XCTAssertEqual(stored, 2)
+        let rows = try database.query("""
+            SELECT w.recipient_did, m.welcome, w.welcome_id FROM welcomes w
+            JOIN welcome_messages m ON m.convo_id = w.convo_id AND m.id = w.welcome_id ORDER BY w.recipient_did
+            """)
+        XCTAssertEqual(try rows.map { try $0.string("recipient_did") }, ["did:plc:bob", "did:plc:carolcarolcarolcarolcaro", "did:plc:dave"])
+        XCTAssertEqual(try rows.map { try $0.bytes("welcome") }, [[0x57, 0x01], [0x57, 0x01], [0x57, 0x02]])
+        XCTAssertEqual(try rows[0].int64("welcome_id"), try rows[1].int64("welcome_id"))
+        XCTAssertNotEqual(try rows[0].int64("welcome_id"), try rows[2].int64("welcome_id"))
+        try database.execute("""
+            INSERT INTO members (convo_id, leaf_index, joined_epoch, did, credential_identity, credential)
+            VALUES ('0a', 2, 1, 'did:plc:carolcarolcarolcarolcaro', 'did:plc:carolcarolcarolcarolcaro', '\\x00')
+            """)
+        let store = DeliveryStore(database: database)
+        XCTAssertEqual(try store.welcome(convoID: "0a", recipient: try DID("did:plc:carolcarolcarolcarolcaro")).welcome, [0x57, 0x01], "served as before")
     }
 
     /// Every conversation-scoped key starts with convo_id, so the tables can be distributed by it.

@@ -16,6 +16,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     privateContentRoundTrip(bytes)
     extensionsRoundTrip(bytes)
     publishedKeyPackageRoundTrip(bytes)
+    limitedDecodingAgrees(bytes)
     return 0
 }
 
@@ -59,4 +60,24 @@ func publishedKeyPackageRoundTrip(_ bytes: [UInt8]) {
     guard let (keyPackage, encoding) = try? KeyPackage.decodePublished(bytes) else { return }
     let reencoded = encoding == .bare ? keyPackage.encoded() : MLSMessage(body: .keyPackage(keyPackage)).encoded()
     precondition(reencoded == bytes, "published KeyPackage (\(encoding)) re-encoding differs from its input")
+}
+
+/// Decoding within limits (the first byte picks how many entries a vector may hold, and how many
+/// leaves a tree may reach) either refuses or gives exactly what decoding without them gives; a
+/// tree that decodes within its limits is imported within them without trapping.
+func limitedDecodingAgrees(_ bytes: [UInt8]) {
+    guard let first = bytes.first else { return }
+    let rest = Array(bytes.dropFirst())
+    let limits = DecodingLimits(maxVectorElements: Int(first % 16))
+    if let limited = try? MLSMessage(decoding: rest, limits: limits) {
+        precondition(limited == (try? MLSMessage(decoding: rest)), "MLSMessage decoded within limits differs")
+    }
+    let treeLimits = TreeLimits(maxLeaves: UInt32(first % 16) + 1, maxMembers: Int(first >> 4))
+    guard let tree = try? RatchetTree(decoding: rest, limits: treeLimits) else { return }
+    precondition(tree == (try? RatchetTree(decoding: rest)), "RatchetTree decoded within limits differs")
+    precondition(tree.nodes.count <= treeLimits.maxNodes, "a tree past its limits decoded")
+    if let imported = try? PublicRatchetTree(suite: .mls128DHKEMX25519AES128GCMSHA256Ed25519, tree: tree, limits: treeLimits) {
+        precondition(imported.leafCount <= 2 * treeLimits.maxLeaves, "an imported tree is wider than its limits allow")
+        precondition(imported.memberCount <= treeLimits.maxMembers, "an imported tree has more members than its limits allow")
+    }
 }

@@ -42,21 +42,36 @@ struct CommitPipeline {
     }
 
     func validate(_ request: Request) throws -> Validated {
-        let message = try MLSInput.publicMessage(request.commit, error: .invalidCommit, what: "commit")
+        let limits = env.limits
+        let message = try MLSInput.publicMessage(request.commit, limits: limits.decodingLimits, error: .invalidCommit, what: "commit")
         guard case .commit(let commit) = message.content.content else {
             throw XRPCError(400, .invalidCommit, "commit must carry a Commit")
         }
-        let prepared = try prepare(request, groupID: message.content.groupID, epoch: message.content.epoch)
-        let current = prepared.current
+        let (convo, commitEpoch) = try openConvo(request, groupID: message.content.groupID, epoch: message.content.epoch)
 
-        // KeyPackages validated in full at publication are identified by their ref, a hash over their
-        // exact bytes and signatures: their signatures need no second check (all other rules apply).
-        let suite = current.cipherSuite
-        let addedRefs = commit.proposals.compactMap { item -> [UInt8]? in
-            if case .proposal(.add(let keyPackage)) = item { return keyPackage.reference(suite: suite) }
-            return nil
+        // Cheap refusals first (issue 14): counts, the store's lookups and the Welcome's shape, before
+        // the stored state is rebuilt and before any signature or tree hash.
+        let adds = try AddedKeyPackages(commit, maxMembers: limits.maxMembers)
+        guard let suite = CipherSuite(rawValue: convo.cipherSuite) else { throw XRPCError.internalError }
+        let refs = try adds.refs(suite: suite)
+        // Only KeyPackages published here and not yet used can be added (docs/validation.md), so an
+        // unknown one is refused now; the known ones were validated in full at publication and are
+        // identified by their ref, a hash over their exact bytes and signatures: their signatures need
+        // no second check (all other rules apply).
+        let trusted = try env.store.unconsumedKeyPackageRefs(refs.map(\.ref))
+        if let unknown = refs.first(where: { !trusted.contains($0.ref) }) {
+            throw DeliveryStoreError.keyPackageNotFound(ref: unknown.ref)
         }
-        let trusted = try env.store.unconsumedKeyPackageRefs(addedRefs)
+        var ownerByRef: [[UInt8]: String] = [:]
+        for (ref, owner) in refs { ownerByRef[ref] = owner }
+        let welcomes = try welcomeDeliveries(request.welcome, ownerByRef: ownerByRef, suite: convo.cipherSuite)
+
+        let prepared = try loadState(convo, commitEpoch: commitEpoch)
+        let current = prepared.current
+        guard current.tree.memberCount + adds.count - adds.mostRemoved <= limits.maxMembers else {
+            throw XRPCError(400, .tooManyMembers, "a conversation has at most \(limits.maxMembers) members")
+        }
+
         let next: PublicGroup
         do {
             next = try current.validateAndApply(commit: message, now: UInt64(Date().timeIntervalSince1970),
@@ -65,6 +80,10 @@ struct CommitPipeline {
             throw XRPCError(400, .invalidCommit, mlsFailureDescription(error))
         }
         guard let summary = next.lastCommit else { throw XRPCError.internalError }
+        // Adds come inline (the proposals kept here are self-Removes), so these are the ones checked above.
+        guard summary.added.map(\.keyPackageRef) == refs.map(\.ref) else {
+            throw XRPCError(400, .invalidCommit, "an Add by reference is not supported")
+        }
 
         try CommitIntegrity.checkCredentialContinuity(from: current, to: next, summary: summary)
         guard let committer = next.tree.leafNode(at: summary.committerLeaf),
@@ -77,36 +96,40 @@ struct CommitPipeline {
         let covered = try CommitIntegrity.coveredProposals(prepared.pending, commit: commit, summary: summary)
 
         if let groupInfoBytes = request.groupInfo {
-            let groupInfo = try MLSInput.groupInfo(groupInfoBytes)
+            let groupInfo = try MLSInput.groupInfo(groupInfoBytes, limits: limits.decodingLimits)
             do { try next.verify(groupInfo: groupInfo) } catch {
                 throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
             }
         }
-        return try finish(prepared, next: next, summary: summary, committerDID: committerDID, welcome: request.welcome,
+        return try finish(prepared, next: next, summary: summary, committerDID: committerDID, welcomes: welcomes,
                           covered: covered)
     }
 
-    /// A Welcome must be for this suite, and address exactly the KeyPackages the commit added.
+    /// A Welcome must be for this suite and address exactly the KeyPackages added, each once (RFC
+    /// 9420 §12.4.3.1: one EncryptedGroupSecrets per new member). It is decoded with room for no more
+    /// entries than there are Adds, and stored once for all its recipients.
     func welcomeDeliveries(_ bytes: [UInt8]?, ownerByRef: [[UInt8]: String], suite: UInt16) throws(XRPCError) -> [WelcomeDelivery] {
         guard let bytes else {
             if !ownerByRef.isEmpty { throw XRPCError(400, .invalidWelcome, "a commit that adds members needs a welcomeMessage") }
             return []
         }
-        let welcome = try MLSInput.welcome(bytes)
+        let welcome = try MLSInput.welcome(bytes, limits: DecodingLimits(maxVectorElements: ownerByRef.count))
         guard welcome.cipherSuite == suite else { throw XRPCError(400, .invalidWelcome, "the Welcome is for another cipher suite") }
-        var deliveries: [WelcomeDelivery] = []
+        var recipients: [WelcomeRecipient] = []
         var covered: Set<[UInt8]> = []
         for secrets in welcome.secrets {
             guard let did = ownerByRef[secrets.newMember] else {
                 throw XRPCError(400, .invalidWelcome, "the Welcome addresses a KeyPackage the commit does not add")
             }
-            covered.insert(secrets.newMember)
-            deliveries.append(WelcomeDelivery(recipientDID: did, welcome: bytes, keyPackageRef: secrets.newMember))
+            guard covered.insert(secrets.newMember).inserted else {
+                throw XRPCError(400, .invalidWelcome, "the Welcome addresses a KeyPackage twice")
+            }
+            recipients.append(WelcomeRecipient(did: did, keyPackageRef: secrets.newMember))
         }
         guard covered.count == ownerByRef.count else {
             throw XRPCError(400, .invalidWelcome, "the Welcome does not address every added member")
         }
-        return deliveries
+        return recipients.isEmpty ? [] : [WelcomeDelivery(welcome: bytes, recipients: recipients)]
     }
 
     /// The store's view of the validated commit.

@@ -26,10 +26,13 @@ extension GroupError {
         case .notAMember: return "not a member"
         case .cipherSuiteMismatch: return "cipher suite mismatch"
         case .invalidSerializedState: return "stored state unreadable"
+        case .tree(.treeTooWide(let lastLeaf, let maxLeaves)):
+            return "the ratchet tree's last leaf is \(lastLeaf); this service takes trees whose leaves lie below \(maxLeaves)"
         case .tree(let error): return "ratchet tree: \(error)"
         case .framing(let error): return "framing: \(error)"
         case .welcome(let error): return "welcome: \(error)"
         case .schedule: return "key schedule error"
+        case .decoding(.tooManyElements(let limit)): return "a list holds more than the \(limit) entries allowed"
         case .decoding: return "malformed MLS encoding"
         case .crypto: return "cryptographic check failed"
         }

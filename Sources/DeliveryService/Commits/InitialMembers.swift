@@ -8,19 +8,40 @@ import MLS
 /// published and has not used; `keyPackageHashes` and the initial commit, when sent, must name
 /// exactly those packages, and the store consumes them in the creating transaction.
 enum InitialMembers {
+    /// The cheap refusal before the group's tree is validated (issue 14): the KeyPackages named by
+    /// `keyPackageHashes`, or else by the initial commit's Adds, must be published here and unused,
+    /// and no more than `maxMembers`. What is malformed is left to `keyPackages(of:…)`.
+    static func checkPublished(
+        hashes: [CreateConvo.KeyPackageHash]?, commit: [UInt8]?, suite: CipherSuite, limits: ServiceLimits, store: DeliveryStore
+    ) throws {
+        var refs: [[UInt8]] = []
+        if let hashes {
+            guard hashes.count <= limits.maxMembers else {
+                throw XRPCError(400, .tooManyMembers, "a conversation has at most \(limits.maxMembers) members")
+            }
+            refs = hashes.compactMap { Hex.decode($0.hash) }
+        } else if let commit, !MLSInput.isPrivateMessage(commit) {
+            let message = try MLSInput.publicMessage(commit, limits: limits.decodingLimits, error: .invalidCommit, what: "commit")
+            guard case .commit(let commit) = message.content.content else { return }
+            refs = try AddedKeyPackages(commit, maxMembers: limits.maxMembers).refs(suite: suite).map(\.ref)
+        }
+        let known = try store.unconsumedKeyPackageRefs(refs)
+        if let unknown = refs.first(where: { !known.contains($0) }) { throw DeliveryStoreError.keyPackageNotFound(ref: unknown) }
+    }
+
     /// The KeyPackages of every leaf but `creatorLeaf`, checked against the stored packages. In a
     /// sealed conversation the initial commit may be a PrivateMessage (`sealedInitialCommit`), which
     /// names nothing the service can read: keyPackageHashes must then name the packages.
     static func keyPackages(
         of group: PublicGroup, creatorLeaf: UInt32, hashes: [CreateConvo.KeyPackageHash]?, commit: [UInt8]?,
-        handshake: ConvoHandshake, store: DeliveryStore
+        handshake: ConvoHandshake, limits: DecodingLimits, store: DeliveryStore
     ) throws -> [KeyPackageUse] {
         var named: [[UInt8]]?
         if let commit {
             if handshake == .sealed, MLSInput.isPrivateMessage(commit) {
-                try sealedInitialCommit(commit, group: group, creatorLeaf: creatorLeaf)
+                try sealedInitialCommit(commit, group: group, creatorLeaf: creatorLeaf, limits: limits)
             } else {
-                named = try initialCommitAdds(commit, group: group, creatorLeaf: creatorLeaf).map(\.keyPackageRef)
+                named = try initialCommitAdds(commit, group: group, creatorLeaf: creatorLeaf, limits: limits).map(\.keyPackageRef)
             }
         }
         var claimedOwner: [[UInt8]: String] = [:]
@@ -63,8 +84,8 @@ enum InitialMembers {
     /// could seal it). Not checkable: that it adds exactly the GroupInfo's other leaves, and its
     /// place in the transcript (docs/sealed-commits.md); the members are checked from the tree and
     /// keyPackageHashes as for any creation.
-    static func sealedInitialCommit(_ bytes: [UInt8], group: PublicGroup, creatorLeaf: UInt32) throws(XRPCError) {
-        guard case .privateMessage(let sealed) = try MLSInput.message(bytes, error: .invalidCommit, what: "commit").body,
+    static func sealedInitialCommit(_ bytes: [UInt8], group: PublicGroup, creatorLeaf: UInt32, limits: DecodingLimits) throws(XRPCError) {
+        guard case .privateMessage(let sealed) = try MLSInput.message(bytes, limits: limits, error: .invalidCommit, what: "commit").body,
               sealed.groupID == group.groupID, sealed.epoch == 0, sealed.contentType == .commit,
               group.epoch == 1, creatorLeaf == 0 else {
             throw XRPCError(400, .invalidCommit, "commit must be the creator's commit of epoch 0 (from leaf 0), with the GroupInfo of epoch 1")
@@ -78,8 +99,10 @@ enum InitialMembers {
     /// validated against that state by PublicGroup (signature, proposal rules, KeyPackages) and must
     /// produce exactly the GroupInfo's tree and extensions. Not checkable: its place in the transcript,
     /// which starts from the creator's secret epoch-0 confirmation tag. Returns the members it adds.
-    static func initialCommitAdds(_ bytes: [UInt8], group: PublicGroup, creatorLeaf: UInt32) throws(XRPCError) -> [AddedMember] {
-        let message = try MLSInput.publicMessage(bytes, error: .invalidCommit, what: "commit")
+    static func initialCommitAdds(
+        _ bytes: [UInt8], group: PublicGroup, creatorLeaf: UInt32, limits: DecodingLimits
+    ) throws(XRPCError) -> [AddedMember] {
+        let message = try MLSInput.publicMessage(bytes, limits: limits, error: .invalidCommit, what: "commit")
         guard case .commit(let commit) = message.content.content, message.content.groupID == group.groupID,
               message.content.epoch == 0, group.epoch == 1, creatorLeaf == 0,
               message.content.sender == .member(leafIndex: 0) else {

@@ -17,6 +17,12 @@ enum MemberIdentity {
         identity(of: credential).map(MemberLeaf.did(fromIdentity:))
     }
 
+    /// `dids` without repeats, in first-seen order.
+    static func distinct(_ dids: [String]) -> [String] {
+        var seen = Set<String>()
+        return dids.filter { seen.insert($0).inserted }
+    }
+
     /// Every occupied leaf as a member row; 400 InvalidCommit when a leaf's credential is not a DID.
     static func memberLeaves(_ members: [GroupMember], error name: XRPCErrorName) throws(XRPCError) -> [MemberLeaf] {
         var leaves: [MemberLeaf] = []

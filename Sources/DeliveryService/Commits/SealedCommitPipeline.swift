@@ -20,7 +20,8 @@ struct SealedCommitPipeline {
         + "the transcript hash chain or the confirmation tag: members do (docs/sealed-commits.md)"
 
     func validate(_ request: CommitPipeline.Request) throws -> CommitPipeline.Validated {
-        let message = try MLSInput.message(request.commit, error: .invalidCommit, what: "commit")
+        let limits = pipeline.env.limits
+        let message = try MLSInput.message(request.commit, limits: limits.decodingLimits, error: .invalidCommit, what: "commit")
         guard case .privateMessage(let sealed) = message.body else { throw XRPCError.internalError }
         let prepared = try pipeline.prepare(request, groupID: sealed.groupID, epoch: sealed.epoch)
         guard prepared.convo.handshake == .sealed else {
@@ -33,17 +34,17 @@ struct SealedCommitPipeline {
                             + "with the ratchet_tree extension: the service checks the commit through it alone, and even then "
                             + Self.unverifiable)
         }
-        let groupInfo = try MLSInput.groupInfo(groupInfoBytes)
+        let groupInfo = try MLSInput.groupInfo(groupInfoBytes, limits: limits.decodingLimits)
         // Cheap, before any signature or hash: the GroupInfo's signer is taken as the committer, and
         // its tree (decoded once, then handed to the verifier) holds at most the member limit.
         if let signer = prepared.current.tree.leafNode(at: groupInfo.signer),
            MemberIdentity.did(of: signer.credential) != request.caller.rawValue {
             throw XRPCError.forbidden(.notCommitter, "the GroupInfo is signed by another member's leaf")
         }
-        let tree = try Self.tree(of: groupInfo, maxMembers: pipeline.env.limits.maxMembers)
+        let tree = try Self.tree(of: groupInfo, limits: limits)
         let transition: VerifiedSealedTransition
         do {
-            transition = try SealedCommitVerifier(current: prepared.current)
+            transition = try SealedCommitVerifier(current: prepared.current, limits: limits.treeLimits)
                 .verify(commit: message, groupInfo: groupInfo, ratchetTree: tree, now: UInt64(Date().timeIntervalSince1970))
         } catch {
             throw error.xrpcError
@@ -62,18 +63,23 @@ struct SealedCommitPipeline {
     }
 
     /// The GroupInfo's ratchet_tree extension: required, as the service stores the GroupInfo and
-    /// serves it to external joiners; at most `maxMembers` occupied leaves.
-    static func tree(of groupInfo: GroupInfo, maxMembers: Int) throws(XRPCError) -> RatchetTree {
-        guard let ext = groupInfo.extensions.first(ofType: .ratchetTree), let tree = try? ext.decodeRatchetTree() else {
+    /// serves it to external joiners; decoded within the tree limits (its width and at most
+    /// `maxMembers` occupied leaves, checked before anything is built from it).
+    static func tree(of groupInfo: GroupInfo, limits: ServiceLimits) throws(XRPCError) -> RatchetTree {
+        guard let ext = groupInfo.extensions.first(ofType: .ratchetTree) else {
             throw XRPCError(400, .invalidGroupInfo, "sealed commit: the GroupInfo must carry the new tree in its ratchet_tree "
                             + "extension (RFC 9420 §12.4.3.3), which the service checks and serves to joiners")
         }
-        var members = 0
-        for index in stride(from: 0, to: tree.nodes.count, by: 2) {
-            if case .some = tree.nodes[index] { members += 1 }
+        let tree: RatchetTree
+        do { tree = try ext.decodeRatchetTree(limits: limits.treeLimits) } catch .tooManyElements {
+            throw XRPCError(400, .invalidGroupInfo, limits.treeBoundDescription)
+        } catch {
+            throw XRPCError(400, .invalidGroupInfo, "sealed commit: the GroupInfo's ratchet_tree extension is not a valid tree")
         }
-        guard members <= maxMembers else {
-            throw XRPCError(400, .tooManyMembers, "a conversation has at most \(maxMembers) members")
+        do { try limits.treeLimits.check(tree) } catch .tooManyMembers {
+            throw XRPCError(400, .tooManyMembers, "a conversation has at most \(limits.maxMembers) members")
+        } catch {
+            throw XRPCError(400, .invalidGroupInfo, limits.treeBoundDescription)
         }
         return tree
     }
@@ -85,7 +91,8 @@ struct SealedCommitPipeline {
     func addedKeyPackages(_ added: [VerifiedSealedTransition.AddedLeaf], welcome: [UInt8]?) throws -> [UInt32: KeyPackage] {
         guard !added.isEmpty else { return [:] }
         guard let welcome else { throw XRPCError(400, .invalidWelcome, "a commit that adds members needs a welcomeMessage") }
-        let refs = try MLSInput.welcome(welcome).secrets.map(\.newMember)
+        // Decoded with room for no more entries than leaves were added.
+        let refs = try MLSInput.welcome(welcome, limits: DecodingLimits(maxVectorElements: added.count)).secrets.map(\.newMember)
         guard refs.count == added.count, Set(refs).count == refs.count else {
             throw XRPCError(400, .invalidWelcome, "the Welcome addresses \(refs.count) KeyPackages, the commit adds \(added.count) leaves")
         }

@@ -25,17 +25,14 @@ enum CreateConvo {
                 throw XRPCError.invalidRequest("metadata.description is longer than 512")
             }
 
-            let groupInfo = try MLSInput.groupInfo(input.groupInfo.bytes)
-            var tree: RatchetTree?
-            if let bytes = input.ratchetTree?.bytes {
-                do { tree = try RatchetTree(decoding: bytes) } catch {
-                    throw XRPCError(400, .invalidGroupInfo, "ratchetTree is not a valid ratchet tree")
-                }
-            }
-            let group: PublicGroup
-            do { group = try PublicGroup(groupInfo: groupInfo, ratchetTree: tree) } catch {
-                throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
-            }
+            let limits = env.limits
+            let groupInfo = try MLSInput.groupInfo(input.groupInfo.bytes, limits: limits.decodingLimits)
+            // Unknown KeyPackages are refused before any signature is checked; the tree's width and
+            // member count before it is built (`importGroup`).
+            guard let cipherSuite = CipherSuite(rawValue: suite) else { throw XRPCError(400, .invalidCipherSuite, "unsupported cipher suite") }
+            try InitialMembers.checkPublished(hashes: input.keyPackageHashes, commit: input.commit?.bytes, suite: cipherSuite,
+                                              limits: limits, store: env.store)
+            let group = try importGroup(groupInfo, ratchetTree: input.ratchetTree?.bytes, limits: limits)
             guard Hex.encode(group.groupID) == convoID else {
                 throw XRPCError(400, .invalidGroupInfo, "groupId differs from the GroupInfo's group id")
             }
@@ -47,13 +44,10 @@ enum CreateConvo {
                 throw XRPCError(400, .invalidGroupInfo, "the GroupInfo must be signed by the caller's leaf")
             }
             let members = try MemberIdentity.memberLeaves(group.members, error: .invalidGroupInfo)
-            guard members.count <= env.limits.maxMembers else {
-                throw XRPCError(400, .tooManyMembers, "a conversation has at most \(env.limits.maxMembers) members")
-            }
 
             let consumed = try InitialMembers.keyPackages(
                 of: group, creatorLeaf: groupInfo.signer, hashes: input.keyPackageHashes, commit: input.commit?.bytes,
-                handshake: handshake, store: env.store)
+                handshake: handshake, limits: limits.decodingLimits, store: env.store)
             var ownerByRef: [[UInt8]: String] = [:]
             for use in consumed { ownerByRef[use.ref] = use.ownerDID }
             let welcomes = try CommitPipeline(env: env).welcomeDeliveries(
@@ -68,6 +62,28 @@ enum CreateConvo {
                 let summary = try tx.createConvo(creation)
                 return ConvoView(summary.convo, members: summary.members)
             }
+        }
+    }
+
+    /// The group of a GroupInfo and its tree (given separately or in the GroupInfo), validated in
+    /// full; a tree beyond the service's `TreeLimits` is refused from its wire form, before it is built.
+    static func importGroup(_ groupInfo: GroupInfo, ratchetTree bytes: [UInt8]?, limits: ServiceLimits) throws(XRPCError) -> PublicGroup {
+        var tree: RatchetTree?
+        if let bytes {
+            do { tree = try RatchetTree(decoding: bytes, limits: limits.treeLimits) } catch .tooManyElements {
+                throw XRPCError(400, .invalidGroupInfo, limits.treeBoundDescription)
+            } catch {
+                throw XRPCError(400, .invalidGroupInfo, "ratchetTree is not a valid ratchet tree")
+            }
+        }
+        do {
+            return try PublicGroup(groupInfo: groupInfo, ratchetTree: tree, limits: limits.treeLimits)
+        } catch .tree(.tooManyMembers) {
+            throw XRPCError(400, .tooManyMembers, "a conversation has at most \(limits.maxMembers) members")
+        } catch .decoding(.tooManyElements), .tree(.treeTooWide) {
+            throw XRPCError(400, .invalidGroupInfo, limits.treeBoundDescription)
+        } catch {
+            throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
         }
     }
 }

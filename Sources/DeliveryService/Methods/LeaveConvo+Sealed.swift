@@ -18,7 +18,7 @@ extension LeaveConvo {
             throw XRPCError(400, .invalidProposal, "this conversation was created with handshake \"public\": the self-Remove "
                             + "must be a PublicMessage, which the service validates")
         }
-        guard case .privateMessage(let sealed) = try MLSInput.message(bytes, error: .invalidProposal, what: "proposal").body else {
+        guard case .privateMessage(let sealed) = try MLSInput.message(bytes, limits: env.limits.decodingLimits, error: .invalidProposal, what: "proposal").body else {
             throw XRPCError.internalError
         }
         let group: PublicGroup

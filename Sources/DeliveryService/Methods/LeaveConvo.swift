@@ -10,8 +10,13 @@ enum LeaveConvo {
     typealias Input = LeaveConvoInput
     typealias Output = LeaveConvoOutput
 
+    /// A self-Remove PublicMessage is a few hundred bytes (group id ≤ 256, a signature, a membership
+    /// tag); 4 KiB leaves room for authenticated data, and bounds what a commit attempt reloads:
+    /// one kept proposal per leaf and epoch, each at most this (issue 14).
+    static let maxProposalBytes = 4 << 10
+
     static func method(_ env: MethodEnvironment) -> XRPCMethod {
-        XRPCMethod("blue.catbird.mls.leaveConvo", .procedure, maxBodySize: 1 << 20) { context in
+        XRPCMethod("blue.catbird.mls.leaveConvo", .procedure, maxBodySize: 16 << 10) { context in
             let caller = context.caller
             let input = try context.input(Input.self)
             let convoID = try InputValidation.convoID(input.convoId)
@@ -23,10 +28,13 @@ enum LeaveConvo {
             guard let bytes = input.proposal?.bytes else {
                 throw XRPCError.invalidRequest("proposal (a self-Remove PublicMessage) is required")
             }
+            guard bytes.count <= maxProposalBytes else {
+                throw XRPCError(400, .invalidProposal, "a self-Remove proposal is at most \(maxProposalBytes) bytes")
+            }
             if MLSInput.isPrivateMessage(bytes) {
                 return .json(try sealedLeave(bytes, convo: convo, caller: caller, env: env))
             }
-            let message = try MLSInput.publicMessage(bytes, error: .invalidProposal, what: "proposal")
+            let message = try MLSInput.publicMessage(bytes, limits: env.limits.decodingLimits, error: .invalidProposal, what: "proposal")
             guard Hex.encode(message.content.groupID) == convoID else {
                 throw XRPCError(400, .invalidProposal, "the proposal is for another group")
             }
@@ -37,8 +45,7 @@ enum LeaveConvo {
                   case .member(let senderLeaf) = message.content.sender, senderLeaf == removed else {
                 throw XRPCError(400, .invalidProposal, "proposal must be a Remove of the sender's own leaf")
             }
-            var group: PublicGroup
-            do { group = try PublicGroup(serialized: convo.publicState) } catch { throw XRPCError.internalError }
+            var group = try env.publicGroup(of: convo)
             guard let leaf = group.tree.leafNode(at: senderLeaf), MemberIdentity.did(of: leaf.credential) == caller.rawValue else {
                 throw XRPCError.forbidden(.notMember, "the proposal's sender leaf is not the caller's")
             }

@@ -15,9 +15,8 @@ enum UpdateGroupInfo {
             let convoID = try InputValidation.convoID(input.convoId)
             let convo = try env.convo(convoID, memberDID: caller)
             guard input.epoch == convo.epoch else { throw DeliveryStoreError.epochMismatch(current: convo.epoch) }
-            let groupInfo = try MLSInput.groupInfo(input.groupInfo.bytes)
-            let group: PublicGroup
-            do { group = try PublicGroup(serialized: convo.publicState) } catch { throw XRPCError.internalError }
+            let groupInfo = try MLSInput.groupInfo(input.groupInfo.bytes, limits: env.limits.decodingLimits)
+            let group = try env.publicGroup(of: convo)
             do { try group.verify(groupInfo: groupInfo) } catch {
                 throw XRPCError(400, .invalidGroupInfo, mlsFailureDescription(error))
             }

@@ -11,4 +11,6 @@ public enum DecodingError: Error, Equatable, Sendable {
     case trailingBytes(Int)
     /// A value outside what the field allows (an unknown enum case, a bad optional tag, …).
     case invalidValue(String)
+    /// A vector with more entries than the reader's `DecodingLimits` (or the field) allow.
+    case tooManyElements(limit: Int)
 }

@@ -20,9 +20,9 @@ extension MLSEncodable {
 }
 
 extension MLSDecodable {
-    /// Decodes a value that must use every byte of `bytes`.
-    public init(decoding bytes: [UInt8]) throws(DecodingError) {
-        var reader = TLSReader(bytes)
+    /// Decodes a value that must use every byte of `bytes`, within `limits`.
+    public init(decoding bytes: [UInt8], limits: DecodingLimits = .unlimited) throws(DecodingError) {
+        var reader = TLSReader(bytes, limits: limits)
         self = try Self(from: &reader)
         try reader.finish()
     }

@@ -1,7 +1,9 @@
 /// Reads the TLS presentation language with MLS variable-length vectors (RFC 9420 §2.1).
 ///
 /// Every length is checked against what remains before it is used, and nesting is bounded, so any
-/// byte string either decodes or throws a `DecodingError`.
+/// byte string either decodes or throws a `DecodingError`. `limits` bounds how many entries a vector
+/// may hold, checked before each entry is kept (a blank tree node is one byte on the wire but a
+/// pointer in memory), so a reader of untrusted input never holds more than it allows.
 public struct TLSReader: Sendable {
     public static let maxDepth = 64
 
@@ -10,11 +12,13 @@ public struct TLSReader: Sendable {
     /// The end of the innermost vector being read; reads never pass it.
     var limit: Int
     var depth = 0
+    public let limits: DecodingLimits
 
-    public init(_ bytes: [UInt8]) {
+    public init(_ bytes: [UInt8], limits: DecodingLimits = .unlimited) {
         self.bytes = bytes
         self.position = 0
         self.limit = bytes.count
+        self.limits = limits
     }
 
     /// Bytes left before the current limit.
@@ -89,8 +93,12 @@ public struct TLSReader: Sendable {
         return try readBytes(count)
     }
 
-    /// `T items<V>`: a varint byte length, then elements until exactly that many bytes are used.
-    public mutating func readVector<T>(_ element: (inout TLSReader) throws(DecodingError) -> T) throws(DecodingError) -> [T] {
+    /// `T items<V>`: a varint byte length, then elements until exactly that many bytes are used; at
+    /// most `maxCount` of them, and never more than `limits.maxVectorElements`.
+    public mutating func readVector<T>(
+        maxCount: Int = .max, _ element: (inout TLSReader) throws(DecodingError) -> T
+    ) throws(DecodingError) -> [T] {
+        let allowed = min(maxCount, limits.maxVectorElements)
         let count = try readVarint()
         try need(count)
         let end = position + count
@@ -104,6 +112,7 @@ public struct TLSReader: Sendable {
         limit = end
         var items: [T] = []
         while position < end {
+            if items.count == allowed { throw .tooManyElements(limit: allowed) }
             let before = position
             items.append(try element(&self))
             // An element that reads nothing would loop forever on hostile input.
@@ -113,8 +122,8 @@ public struct TLSReader: Sendable {
     }
 
     /// A vector of decodable elements.
-    public mutating func readVector<T: MLSDecodable>(of: T.Type = T.self) throws(DecodingError) -> [T] {
-        try readVector { (r: inout TLSReader) throws(DecodingError) in try T(from: &r) }
+    public mutating func readVector<T: MLSDecodable>(of: T.Type = T.self, maxCount: Int = .max) throws(DecodingError) -> [T] {
+        try readVector(maxCount: maxCount) { (r: inout TLSReader) throws(DecodingError) in try T(from: &r) }
     }
 
     /// `optional<T>`: a presence byte of 0 or 1 (RFC 9420 §2.1.3).

@@ -23,7 +23,7 @@ extension Group {
         let suite = decrypted.suite
         let groupInfo = decrypted.groupInfo
         guard groupInfo.groupContext.version == .mls10 else { throw .invalidGroupInfo("protocol version") }
-        let tree = try PublicGroup.importTree(groupInfo: groupInfo, ratchetTree: ratchetTree, suite: suite)
+        let tree = try PublicGroup.importTree(groupInfo: groupInfo, ratchetTree: ratchetTree, suite: suite, limits: .unlimited)
         guard let signer = tree.leafNode(at: groupInfo.signer) else { throw .invalidGroupInfo("signer is not a member") }
         let secrets: EpochSecrets
         do { secrets = try decrypted.verify(signerPublicKey: signer.signatureKey) } catch { throw .welcome(error) }

@@ -141,4 +141,10 @@ public struct GroupState: Sendable {
     }
 
     func cachedProposal(ref: [UInt8]) -> CachedProposal? { proposals.first { $0.ref == ref } }
+
+    /// Appends proposals verified before (`PublicGroup.restoreRecordedProposals`), each ref once.
+    mutating func restoreProposals(_ restored: [CachedProposal]) {
+        var known = Set(proposals.map(\.ref))
+        for cached in restored where known.insert(cached.ref).inserted { proposals.append(cached) }
+    }
 }

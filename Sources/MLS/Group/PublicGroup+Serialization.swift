@@ -23,11 +23,13 @@ extension PublicGroup {
         return writer.bytes
     }
 
-    public init(serialized bytes: [UInt8]) throws(GroupError) {
+    /// Restores a serialized state. A tree beyond `limits` (stored before the limits existed, or under
+    /// larger ones) is refused before it is built: `.decoding(.tooManyElements)` or `.tree(.treeTooWide)`.
+    public init(serialized bytes: [UInt8], limits: TreeLimits = .unlimited) throws(GroupError) {
         guard bytes.count > Self.magic.count, Array(bytes.prefix(Self.magic.count)) == Self.magic else {
             throw .invalidSerializedState("not a serialized PublicGroup")
         }
-        var reader = TLSReader(bytes)
+        var reader = TLSReader(bytes, limits: limits.decoding)
         do {
             _ = try reader.readBytes(Self.magic.count)
             let version = try reader.readUInt8()
@@ -42,7 +44,7 @@ extension PublicGroup {
             }
             try reader.finish()
             guard let suite = CipherSuite(rawValue: context.cipherSuite) else { throw GroupError.cipherSuiteMismatch }
-            let tree = try PublicRatchetTree(suite: suite, tree: wireTree)
+            let tree = try PublicRatchetTree(suite: suite, tree: wireTree, limits: limits)
             guard tree.treeHash == context.treeHash else { throw GroupError.invalidSerializedState("tree hash differs") }
             self.init(state: GroupState(suite: suite, context: context, tree: tree, interimTranscriptHash: interim,
                                         proposals: proposals))

@@ -18,11 +18,12 @@ public struct PublicGroup: Sendable {
     /// From a GroupInfo and the tree in its ratchet_tree extension or given separately (RFC 9420
     /// §12.4.3.1): the tree validates and hashes to group_context.tree_hash, and the signer's leaf
     /// signed the GroupInfo. The interim transcript hash comes from the GroupInfo's confirmation tag.
-    public init(groupInfo: GroupInfo, ratchetTree: RatchetTree? = nil) throws(GroupError) {
+    /// A tree beyond `limits` is refused before it is built.
+    public init(groupInfo: GroupInfo, ratchetTree: RatchetTree? = nil, limits: TreeLimits = .unlimited) throws(GroupError) {
         let context = groupInfo.groupContext
         guard context.version == .mls10 else { throw .invalidGroupInfo("protocol version") }
         guard let suite = CipherSuite(rawValue: context.cipherSuite) else { throw .cipherSuiteMismatch }
-        let tree = try Self.importTree(groupInfo: groupInfo, ratchetTree: ratchetTree, suite: suite)
+        let tree = try Self.importTree(groupInfo: groupInfo, ratchetTree: ratchetTree, suite: suite, limits: limits)
         guard let signer = tree.leafNode(at: groupInfo.signer) else { throw .invalidGroupInfo("signer is not a member") }
         do { try groupInfo.verifySignature(publicKey: signer.signatureKey, suite: suite) } catch { throw .welcome(error) }
         let interim = TranscriptHashes.interim(
@@ -42,20 +43,22 @@ public struct PublicGroup: Sendable {
     }
 
     /// The tree of a GroupInfo, validated against its context (RFC 9420 §12.4.3.1).
-    static func importTree(groupInfo: GroupInfo, ratchetTree: RatchetTree?, suite: CipherSuite) throws(GroupError) -> PublicRatchetTree {
+    static func importTree(
+        groupInfo: GroupInfo, ratchetTree: RatchetTree?, suite: CipherSuite, limits: TreeLimits
+    ) throws(GroupError) -> PublicRatchetTree {
         try checkExtensions(of: groupInfo, suite: suite)
         let wire: RatchetTree
         if let ratchetTree {
             wire = ratchetTree
         } else if let ext = groupInfo.extensions.first(ofType: .ratchetTree) {
-            do { wire = try ext.decodeRatchetTree() } catch { throw .decoding(error) }
+            do { wire = try ext.decodeRatchetTree(limits: limits) } catch { throw .decoding(error) }
         } else {
             throw .invalidGroupInfo("no ratchet tree")
         }
         let context = groupInfo.groupContext
         let required = try GroupState.checkContextExtensions(context.extensions)
         do {
-            let tree = try PublicRatchetTree(suite: suite, tree: wire)
+            let tree = try PublicRatchetTree(suite: suite, tree: wire, limits: limits)
             try tree.validate(groupID: context.groupID, expectedTreeHash: context.treeHash, requiredCapabilities: required)
             return tree
         } catch {
@@ -82,6 +85,13 @@ public struct PublicGroup: Sendable {
         try checkMembershipTagShape(message)
         let authenticated = try state.verifySignature(of: message)
         return try state.cacheProposal(authenticated)
+    }
+
+    /// Restores standalone proposals of this epoch that `recordProposal` verified earlier, from what
+    /// the caller kept of each (its ref, sender and proposal): no signature is checked again, as for
+    /// the proposals in a serialized state. Refs already recorded are skipped, in O(n) for the batch.
+    public mutating func restoreRecordedProposals(_ proposals: [CachedProposal]) {
+        state.restoreProposals(proposals)
     }
 
     /// RFC 9420 §12.4.2 without secrets: group and epoch, sender, signature over FramedContentTBS

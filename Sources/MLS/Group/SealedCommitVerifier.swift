@@ -14,9 +14,12 @@ import Primitives
 public struct SealedCommitVerifier: Sendable {
     /// The group's public state in the epoch the commit is sent in.
     public let current: PublicGroup
+    /// The largest new tree the verifier builds: a wider one is refused from its node count.
+    public let limits: TreeLimits
 
-    public init(current: PublicGroup) {
+    public init(current: PublicGroup, limits: TreeLimits = .unlimited) {
         self.current = current
+        self.limits = limits
     }
 
     /// A sealed commit, or an external commit (which is always a PublicMessage, §12.4.3.2), with
@@ -51,7 +54,7 @@ public struct SealedCommitVerifier: Sendable {
     ) throws(SealedCommitError) -> VerifiedSealedTransition {
         try checkHeader(message, contentType: .commit)
         try checkContext(of: groupInfo)
-        let wire = try Self.wireTree(of: groupInfo, ratchetTree)
+        let wire = try Self.wireTree(of: groupInfo, ratchetTree, limits: limits)
         // One signature before any hashing: only a member can make the verifier hash a tree.
         let signer = groupInfo.signer
         guard let before = current.tree.leafNode(at: signer), let after = Self.leafNode(in: wire, at: signer),
@@ -62,7 +65,7 @@ public struct SealedCommitVerifier: Sendable {
             throw .invalidGroupInfoSignature
         }
         let newTree: PublicRatchetTree
-        do { newTree = try PublicRatchetTree(suite: current.cipherSuite, tree: wire) } catch { throw .invalidTree(error) }
+        do { newTree = try PublicRatchetTree(suite: current.cipherSuite, tree: wire, limits: limits) } catch { throw .invalidTree(error) }
         guard newTree.treeHash == groupInfo.groupContext.treeHash else { throw .treeHashMismatch }
         let required = try Self.checkContextExtensions(groupInfo.groupContext.extensions)
         let changedExtensions = groupInfo.groupContext.extensions == current.groupContext.extensions
@@ -81,7 +84,7 @@ public struct SealedCommitVerifier: Sendable {
         // §12.4.3.1 in full: every leaf (§7.3), parent hashes (§7.9.2), keys, unmerged leaves.
         let validated: PublicRatchetTree
         do {
-            validated = try PublicGroup.importTree(groupInfo: groupInfo, ratchetTree: wire, suite: current.cipherSuite)
+            validated = try PublicGroup.importTree(groupInfo: groupInfo, ratchetTree: wire, suite: current.cipherSuite, limits: limits)
         } catch .tree(let error) {
             throw .invalidTree(error)
         } catch {
@@ -163,12 +166,12 @@ public struct SealedCommitVerifier: Sendable {
     }
 
     /// The new tree: given separately, or in the GroupInfo's ratchet_tree extension (§12.4.3.3).
-    static func wireTree(of groupInfo: GroupInfo, _ ratchetTree: RatchetTree?) throws(SealedCommitError) -> RatchetTree {
+    static func wireTree(of groupInfo: GroupInfo, _ ratchetTree: RatchetTree?, limits: TreeLimits) throws(SealedCommitError) -> RatchetTree {
         if let ratchetTree { return ratchetTree }
         guard let ext = groupInfo.extensions.first(ofType: .ratchetTree) else {
             throw .invalidGroupInfo(.invalidGroupInfo("no ratchet tree"))
         }
-        do { return try ext.decodeRatchetTree() } catch { throw .invalidGroupInfo(.decoding(error)) }
+        do { return try ext.decodeRatchetTree(limits: limits) } catch { throw .invalidGroupInfo(.decoding(error)) }
     }
 
     /// §13.4 and the known GroupContext extensions read strictly (§11.1 required_capabilities,

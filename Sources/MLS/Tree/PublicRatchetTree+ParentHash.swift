@@ -13,7 +13,7 @@ extension PublicRatchetTree {
     /// sibling's tree hash is taken with `p`'s unmerged leaves removed (RFC 9420 §7.9.2).
     public func parentHash(of p: UInt32, copathChild: UInt32) -> [UInt8]? {
         guard let parent = parentNode(at: p) else { return nil }
-        let sibling = treeHash(of: copathChild, excluding: parent.unmergedLeaves)
+        let sibling = treeHash(of: copathChild, excluding: parent.unmergedLeaves[...])
         return Self.parentHash(suite: suite, of: parent, originalSiblingTreeHash: sibling)
     }
 

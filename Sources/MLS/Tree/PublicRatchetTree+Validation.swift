@@ -14,6 +14,8 @@ extension PublicRatchetTree {
     ) throws(TreeError) {
         if let expectedTreeHash, expectedTreeHash != treeHash { throw .treeHashMismatch }
         // Specific faults first: a bad leaf or unmerged list also breaks the parent hashes above it.
+        // The unmerged lists go before the leaves: their check is cheap, a leaf's signature is not.
+        try checkUnmergedLeaves()
         let members = members
         for (leaf, node) in members {
             try validateLeafContents(node, at: leaf, groupID: groupID, source: nil,
@@ -21,7 +23,6 @@ extension PublicRatchetTree {
         }
         try checkCredentialCompatibility(members.map(\.node), leaves: members.map(\.leaf))
         try checkUniqueKeys()
-        try checkUnmergedLeaves()
         try verifyParentHashes()
     }
 
@@ -110,11 +111,13 @@ extension PublicRatchetTree {
     /// RFC 9420 §7.1 and §12.4.3.1: each parent's unmerged_leaves are strictly increasing ("MUST be
     /// sorted in increasing order"; a leaf listed twice is not), each a non-blank leaf below it, and
     /// every non-blank parent between that leaf and P lists it too (found by binary search in the
-    /// sorted lists, so the whole check is O(entries · depth · log)).
+    /// sorted lists, so the whole check is O(entries · depth · log)). A list longer than the leaves
+    /// below its node cannot be all of that and is refused before it is read.
     func checkUnmergedLeaves() throws(TreeError) {
         for x in stride(from: UInt32(1), to: nodeWidth, by: 2) {
             guard let parent = parentNode(at: x) else { continue }
             let below = TreeMath.leaves(under: x)
+            guard parent.unmergedLeaves.count <= below.count else { throw .tooManyUnmergedLeaves(node: x) }
             var previous: UInt32?
             for leaf in parent.unmergedLeaves {
                 if let previous, leaf <= previous { throw .unmergedLeavesNotSorted(node: x) }
@@ -133,14 +136,17 @@ extension PublicRatchetTree {
     }
 }
 
-extension Array where Element == UInt32 {
+extension RandomAccessCollection where Element == UInt32, Index == Int {
     /// Binary search in a list sorted in increasing order (an unmerged_leaves list); on an unsorted
     /// list it may miss an element, never invent one.
-    func sortedContains(_ value: UInt32) -> Bool { self[sortedInsertionIndex(of: value)...].first == value }
+    func sortedContains(_ value: UInt32) -> Bool {
+        let index = sortedInsertionIndex(of: value)
+        return index < endIndex && self[index] == value
+    }
 
     /// The first index whose element is not less than `value`.
     func sortedInsertionIndex(of value: UInt32) -> Int {
-        var low = 0, high = count
+        var low = startIndex, high = endIndex
         while low < high {
             let mid = (low + high) / 2
             if self[mid] < value { low = mid + 1 } else { high = mid }

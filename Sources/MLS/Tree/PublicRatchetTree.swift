@@ -25,15 +25,13 @@ public struct PublicRatchetTree: Sendable, Equatable {
     }
 
     /// Imports a wire tree (RFC 9420 §12.4.3.3), padding it with blanks to full width. Only the shape
-    /// is checked here; `validate` checks contents.
-    public init(suite: CipherSuite, tree: RatchetTree) throws(TreeError) {
+    /// and `limits` are checked here, before anything is allocated; `validate` checks contents.
+    public init(suite: CipherSuite, tree: RatchetTree, limits: TreeLimits = .unlimited) throws(TreeError) {
         let count = tree.nodes.count
         guard count > 0 else { throw .malformedTree("empty tree") }
         guard count % 2 == 1 else { throw .malformedTree("even node count \(count)") }
         guard tree.nodes[count - 1] != nil else { throw .malformedTree("trailing blank node") }
-        guard count <= Int(TreeMath.nodeWidth(leafCount: TreeMath.maxLeafCount)!) else {
-            throw .malformedTree("too many nodes")
-        }
+        try limits.check(tree)
         var leaves: UInt32 = 1
         while TreeMath.nodeWidth(leafCount: leaves)! < UInt32(count) { leaves <<= 1 }
         for (index, node) in tree.nodes.enumerated() {

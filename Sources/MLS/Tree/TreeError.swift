@@ -5,6 +5,10 @@ public enum TreeError: Error, Sendable, Equatable {
     /// The wire tree has no nodes, an even node count, a trailing blank, or a node of the wrong kind
     /// for its position (leaves at even indices, parents at odd ones).
     case malformedTree(String)
+    /// A wire tree whose last occupied leaf (`lastLeaf`) is not below the `TreeLimits`' `maxLeaves`.
+    case treeTooWide(lastLeaf: UInt32, maxLeaves: UInt32)
+    /// A wire tree with more occupied leaves than the `TreeLimits` allow.
+    case tooManyMembers(maxMembers: Int)
     case leafIndexOutOfRange(UInt32)
     /// Update or Remove of a leaf that is blank.
     case blankLeaf(UInt32)
@@ -39,6 +43,8 @@ public enum TreeError: Error, Sendable, Equatable {
     case invalidEncryptionKey(node: UInt32)
     /// An unmerged_leaves list that is not strictly increasing (RFC 9420 §7.1).
     case unmergedLeavesNotSorted(node: UInt32)
+    /// An unmerged_leaves list longer than the leaves below its node.
+    case tooManyUnmergedLeaves(node: UInt32)
     /// The recipient holds no private key for any node the path secret was encrypted to.
     case noDecryptionKey
     /// HPKE could not open the path secret meant for the recipient.

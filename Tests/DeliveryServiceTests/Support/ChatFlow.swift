@@ -170,3 +170,24 @@ struct ChatFlow {
         try service.call("blue.catbird.mls.getEpoch", as: user.identity, query: [("convoId", convoID)]).json["currentEpoch"] as? Int
     }
 }
+
+/// A conversation of `users` on the real server, each holding its group.
+struct Chat {
+    let flow: ChatFlow
+    let users: [MLSTestUser]
+    let convo: String
+}
+
+extension ChatFlow {
+    /// `count` users; the first creates the conversation with the others, who join. `sealed`: the
+    /// conversation has sealed handshakes, and every member frames its own as PrivateMessages.
+    func chat(_ count: Int, sealed: Bool = false) throws -> Chat {
+        var flow = self
+        flow.sealed = sealed
+        let users = (0..<count).map { _ in flow.user() }
+        for user in users.dropFirst() { try flow.publishKeyPackage(user) }
+        let convo = try flow.createConvo(users[0], with: Array(users.dropFirst()))
+        for user in users.dropFirst() { try flow.join(user, convo) }
+        return Chat(flow: flow, users: users, convo: convo)
+    }
+}

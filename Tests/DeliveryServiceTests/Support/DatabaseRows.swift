@@ -12,7 +12,8 @@ final class DatabaseRows {
 
     deinit { database.close() }
 
-    static let convoTables = ["convos", "members", "messages", "commits", "welcomes", "pending_proposals", "events"]
+    static let convoTables = ["convos", "members", "messages", "commits", "welcome_messages", "welcomes", "pending_proposals",
+                              "events"]
 
     /// Every row of every conversation-scoped table for `convoID`, as JSON text, sorted.
     func convo(_ convoID: String) throws -> [String] {
@@ -34,6 +35,15 @@ final class DatabaseRows {
     /// Both, for a conversation and the KeyPackages of its (would-be) members.
     func snapshot(convo convoID: String, owners: [String]) throws -> [String] {
         try convo(convoID) + keyPackages(of: owners)
+    }
+
+    /// Rows of any query, for what the snapshots do not show.
+    func query(_ sql: String, _ parameters: [(any PGBindable)?] = []) throws -> [PGRow] {
+        try database.query(sql, parameters)
+    }
+
+    func execute(_ sql: String, _ parameters: [(any PGBindable)?] = []) throws {
+        _ = try database.execute(sql, parameters)
     }
 
     func frozenEpoch(_ convoID: String) throws -> Int64? {

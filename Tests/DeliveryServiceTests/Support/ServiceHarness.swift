@@ -27,17 +27,19 @@ final class ServiceHarness {
     var baseURL: String { "http://127.0.0.1:\(app.port)" }
 
     /// - Parameter server: the PostgreSQL server to create the database on; DATABASE_URL's by default.
-    init(environment extra: [String: String] = [:], server: String? = nil) throws {
+    /// - Parameter limits: replaces the service's `ServiceLimits` (which no variable sets), e.g. a small member cap.
+    init(environment extra: [String: String] = [:], server: String? = nil, limits: ServiceLimits? = nil) throws {
         namespace = try TestDatabase(.database, prefix: "catbird_test", poolSize: 1, server: server)
         plc = try LoopbackHTTPServer()
         blobDirectory = extra["BLOB_DIR"] ?? NSTemporaryDirectory() + "catbird-blobs-" + namespace.name
         // Through the same parser as the executable, so a test's variables mean what they mean in production.
-        let configuration = try ServiceConfiguration.fromEnvironment([
+        var configuration = try ServiceConfiguration.fromEnvironment([
             "HOST": "127.0.0.1", "PORT": "0", "DATABASE_URL": namespace.url, "DATABASE_POOL_SIZE": "8",
             "WORKER_THREADS": "16", "SERVICE_DID": Self.serviceDID, "SERVICE_ENDPOINT": "https://mls.test",
             "MIGRATIONS_DIR": TestDatabase.migrations.path, "LOG_LEVEL": "warning",
             "PLC_URL": plc.baseURL, "DID_RESOLVER_ALLOW_PRIVATE": "1", "BLOB_DIR": blobDirectory,
         ].merging(extra) { _, new in new })
+        if let limits { configuration.limits = limits }
         self.configuration = configuration
         app = try DeliveryServiceApp(configuration: configuration)
         try app.start()

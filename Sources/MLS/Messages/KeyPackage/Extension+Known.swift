@@ -32,9 +32,11 @@ extension Extension {
         try decodeData(as: .applicationID) { (r: inout TLSReader) throws(DecodingError) in try r.readOpaque() }
     }
 
-    /// RFC 9420 §12.4.3.3: `optional<Node> ratchet_tree<V>`.
-    public func decodeRatchetTree() throws(DecodingError) -> RatchetTree {
-        try decodeData(as: .ratchetTree) { (r: inout TLSReader) throws(DecodingError) in try RatchetTree(from: &r) }
+    /// RFC 9420 §12.4.3.3: `optional<Node> ratchet_tree<V>`, decoded within `limits`.
+    public func decodeRatchetTree(limits: TreeLimits = .unlimited) throws(DecodingError) -> RatchetTree {
+        try decodeData(as: .ratchetTree, limits: limits.decoding) { (r: inout TLSReader) throws(DecodingError) in
+            try RatchetTree(from: &r)
+        }
     }
 
     /// RFC 9420 §11.1.
@@ -57,12 +59,12 @@ extension Extension {
     }
 
     private func decodeData<T>(
-        as type: ExtensionType, _ body: (inout TLSReader) throws(DecodingError) -> T
+        as type: ExtensionType, limits: DecodingLimits = .unlimited, _ body: (inout TLSReader) throws(DecodingError) -> T
     ) throws(DecodingError) -> T {
         guard extensionType == type else {
             throw .invalidValue("extension type \(extensionType.rawValue) is not \(type.rawValue)")
         }
-        var reader = TLSReader(extensionData)
+        var reader = TLSReader(extensionData, limits: limits)
         let value = try body(&reader)
         try reader.finish()
         return value

@@ -9,6 +9,12 @@ public struct RatchetTree: MLSCodable, Hashable, Sendable {
         nodes = try reader.readVector { (r: inout TLSReader) throws(DecodingError) in try r.readOptional(of: Node.self) }
     }
 
+    /// Decodes a tree from untrusted bytes: no vector in it longer than `limits.maxNodes` entries,
+    /// refused before they are kept (`TreeLimits.check` then applies the rest).
+    public init(decoding bytes: [UInt8], limits: TreeLimits) throws(DecodingError) {
+        self = try RatchetTree(decoding: bytes, limits: limits.decoding)
+    }
+
     public func encode(to writer: inout TLSWriter) {
         writer.writeVector { w in
             for node in nodes { w.writeOptional(node) }
