@@ -21,13 +21,16 @@ swift build -c release --product catbird-mls-server
 # The lock descriptors stay out of every child: a postmaster holding one would hold it forever.
 pg() { scripts/pg.sh "$@" 8>&- 9>&-; }
 
+. scripts/lib/stop-job.sh
+
 # On a signal, and when the server ends by itself: stop the server (one SIGTERM, its graceful
-# shutdown), then the cluster if this run is its last user and a `make run` started it.
+# shutdown, waited for to the end: this script ending first would send it a second SIGTERM through
+# --pdeathsig below), then the cluster if this run is its last user and a `make run` started it.
 stop() { # [the server's exit status]
   trap '' INT TERM HUP
   local status=${1:-0} server
   server=$(jobs -p)
-  if [ -n "$server" ] && kill -TERM "$server" 2>/dev/null; then wait "$server" && status=0 || status=$?; fi
+  if [ -n "$server" ]; then stop_job "$server" && status=0 || status=$?; fi
   if [ -n "$db" ]; then
     flock -x 8
     flock -u 9

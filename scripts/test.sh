@@ -49,3 +49,6 @@ swift build -c release --product mls-mutants
 
 # `make run` from a clone in a directory only its owner can enter (issue 20).
 scripts/tests/run-from-private-home.sh
+# The trap's stop of the server returns only once the server has ended, even when make passes the
+# group's SIGTERM on a second time (scripts/lib/stop-job.sh).
+scripts/tests/stop-job.sh
