@@ -264,6 +264,21 @@ final class ConfigurationTests: XCTestCase {
         }
     }
 
+    /// As `make run` starts it without configuration (scripts/run.sh sets the development DID), the
+    /// executable says in its log that it runs as the development service DID; configured, it does not.
+    func testServer_LogsTheDevelopmentServiceDID() throws {
+        let database = try TestDatabase(.database, prefix: "catbird_devdid", poolSize: 1)
+        defer { database.drop() }
+        for (did, warned) in [(ServiceConfiguration.developmentServiceDID, true), (ServiceHarness.serviceDID, false)] {
+            let server = try DurabilityServerProcess(databaseURL: database.url, plcURL: "http://127.0.0.1:9", extra: ["SERVICE_DID": did])
+            server.terminate()
+            XCTAssertEqual(server.waitForExit()?.status, 0)
+            let warning = server.log.first { $0.contains("development service DID") }
+            XCTAssertEqual(warning != nil, warned, "\(server.log)")
+            if let warning { XCTAssertTrue(warning.contains("\"level\":\"warning\"") && warning.contains(did), warning) }
+        }
+    }
+
     /// Runs the built executable with exactly `environment`; its exit status and stderr.
     func runServer(_ environment: [String: String]) throws -> (Int32, String) {
         let executable = DurabilityServerProcess.executable
