@@ -60,7 +60,9 @@ extension DeliveryTransaction {
     /// expire), optionally of one suite. Does not consume: concurrent callers may get the same
     /// package, and only the first commit that adds it consumes it. The owner's last-resort package
     /// only when it has no one-time package left, or when its one-time packages were consumed
-    /// `keyPackageUses.perTarget` times within the window (RFC 9750 §5.1).
+    /// `keyPackageUses.perTarget` times within the window (RFC 9750 §5.1); an owner without one is
+    /// then still served a one-time package, whose commit is refused until the window moves on
+    /// (`tooManyKeyPackageUses` tells the committer when).
     public func keyPackages(for dids: [DID], cipherSuite: UInt16? = nil) throws(DeliveryStoreError) -> KeyPackageSelection {
         try guarded {
             var unique: [String] = []
@@ -75,8 +77,9 @@ extension DeliveryTransaction {
                 SELECT DISTINCT ON (owner_did) \(StoredKeyPackage.columns) FROM key_packages
                 WHERE owner_did = ANY($1) AND consumed_at IS NULL AND expires_at > clock_timestamp()
                   AND ($2::integer IS NULL OR cipher_suite = $2)
-                  AND (last_resort OR owner_did NOT IN (SELECT owner_did FROM drained))
-                ORDER BY owner_did, last_resort, created_at, key_package_ref
+                ORDER BY owner_did,
+                         CASE WHEN owner_did IN (SELECT owner_did FROM drained) THEN NOT last_resort ELSE last_resort END,
+                         created_at, key_package_ref
                 """, [PGArray(unique), cipherSuite.map { Int32($0) }, limits.window, Int64(limits.perTarget)])
             var byOwner: [String: StoredKeyPackage] = [:]
             for row in rows {

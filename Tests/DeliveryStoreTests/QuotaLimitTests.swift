@@ -145,6 +145,26 @@ final class QuotaLimitTests: StoreTestCase {
         XCTAssertEqual(try store.keyPackages(for: [user("bob")]).missing, [did("bob")])
     }
 
+    /// An owner without a last-resort package whose allowance is spent is still served a one-time
+    /// package: the commit that adds it is refused, with the time until the window moves on.
+    func test_perTargetLimit_withoutALastResortPackage_servesOneTimeOnes() throws {
+        let packages = (0..<7).map { _ in keyPackage("bob") }
+        for package in packages { _ = try store.publishKeyPackage(package) }
+        for (index, name) in ["alice", "carol", "dave", "erin", "frank"].enumerated() {
+            let convo = try makeConvo([leaf(0, name)], creator: name)
+            _ = try store.applyCommit(commit(convo, from: 0, sender: name, members: [leaf(0, name), leaf(1, "bob")],
+                                             keyPackages: [use(packages[index])]))
+        }
+        let served = try XCTUnwrap(try store.keyPackages(for: [user("bob")]).packages.first)
+        XCTAssertEqual(served.ref, packages[5].ref)
+        let convo = try makeConvo([leaf(0, "gina")], creator: "gina")
+        guard case .tooManyKeyPackageUses(_, let retryAfter) = deliveryError({
+            try store.applyCommit(commit(convo, from: 0, sender: "gina", members: [leaf(0, "gina"), leaf(1, "bob")],
+                                         keyPackages: [use(packages[5])]))
+        }) else { return XCTFail("not limited") }
+        XCTAssertTrue((3500...3600).contains(retryAfter), "\(retryAfter)")
+    }
+
     /// Concurrent commits by one requester in different conversations never pass its limit.
     func test_perRequesterLimit_holdsUnderConcurrentCommits() throws {
         let packages = (0..<8).map { _ in keyPackage("bob") }
