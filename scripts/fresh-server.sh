@@ -20,6 +20,6 @@ psql "$admin" -qc "CREATE DATABASE $db" >/dev/null
 dburl=$(python3 -c 'import sys,urllib.parse as u; p=u.urlparse(sys.argv[1]); print(u.urlunparse(p._replace(path="/"+sys.argv[2])))' "$admin" "$db")
 
 "$C" dev-plc --folder "$work/plc" --port "$plc_port" >"$work/plc.log" 2>&1 & pids+=($!)
-DATABASE_URL=$dburl PORT=$port PLC_URL=http://127.0.0.1:$plc_port DID_RESOLVER_ALLOW_PRIVATE=1 LOG_LEVEL=warning BLOB_DIR=$work/blobs \
+DATABASE_URL=$dburl SERVICE_DID=did:web:localhost PORT=$port PLC_URL=http://127.0.0.1:$plc_port DID_RESOLVER_ALLOW_PRIVATE=1 LOG_LEVEL=warning BLOB_DIR=$work/blobs \
   "$SERVER" >"$work/server.log" 2>&1 & pids+=($!)
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/xrpc/_health" >/dev/null && break; sleep 0.1; done

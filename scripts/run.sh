@@ -18,6 +18,14 @@ if [ -z "${DATABASE_URL:-}" ]; then
 fi
 swift build -c release --product catbird-mls-server
 
+# The server has no default DID (unset, it refuses to start: tokens minted for a shared placeholder
+# would be accepted by every service run that way). For local use without configuration, make run
+# supplies the development one, the CLI's default audience; the server logs a warning with it.
+if [ -z "${SERVICE_DID:-}" ]; then
+  export SERVICE_DID=did:web:localhost
+  echo "make run: SERVICE_DID is not set; serving as the development service DID $SERVICE_DID" >&2
+fi
+
 # The lock descriptors stay out of every child: a postmaster holding one would hold it forever.
 pg() { scripts/pg.sh "$@" 8>&- 9>&-; }
 

@@ -114,21 +114,24 @@ extension DeliveryStore {
             PGArray(messages.map { $0.paddedSize.map { Int32($0) } }),
             PGArray(items.map { $0.replay?.iss }), PGArray(items.map { $0.replay?.jti }),
             PGArray(items.map { $0.replay?.until }),
-            configuration.acceptsPreviousEpochMessages, configuration.eventChannel,
+            configuration.acceptsPreviousEpochMessages, configuration.eventChannel, configuration.messageQuotaBytes,
         ]
+        let senders = PGArray(Array(Set(messages.map(\.senderDID.rawValue))).sorted())
         let rows = try guarded {
             try database.pipelinedTransaction([
                 PGStatement(Self.plannerSettingsSQL),
                 PGStatement(Self.lockConvosSQL, [PGArray(convoIDs)]),
+                PGStatement(MessageQuotaSQL.ensureUsage, [senders]),
+                PGStatement(MessageQuotaSQL.lockUsage, [senders]),
                 PGStatement(Self.appendBatchSQL, parameters),
-            ])[2]
+            ])[4]
         }
         guard rows.count == items.count else {
             throw .database(.decoding("the batch answered \(rows.count) rows for \(items.count) messages"))
         }
         return try guarded {
             try rows.map { row in
-                let outcome = try BatchRowOutcome(row: row)
+                let outcome = try BatchRowOutcome(row: row, quota: configuration.messageQuotaBytes)
                 return BatchedAppend(result: outcome.result, replayRecorded: true)
             }
         }
@@ -151,12 +154,17 @@ extension DeliveryStore {
 
     /// One statement for the whole batch, in `appendMessage`'s order of checks: token replay,
     /// conversation, membership, msgId (a repeat by the same sender returns the first result),
-    /// frozen (a ReInit commit), epoch. Accepted messages take dense seqs and event seqs per conversation in input order;
+    /// frozen (a ReInit commit), epoch, the sender's quota. Accepted messages take dense seqs and event seqs per conversation in input order;
     /// one counter update and one NOTIFY per conversation. Data-modifying CTEs see the snapshot,
     /// not each other's rows, so every check reads tables as they were before this statement
     /// (and after the locks) and only `replay`'s RETURNING carries a result across.
+    ///
+    /// The quota walks each sender's otherwise accepted messages in input order (`quota`, recursive),
+    /// as one `appendMessage` after another would: a message that does not fit is refused alone and
+    /// charges nothing, so a later, smaller one may still fit. The senders' `message_usage` rows are
+    /// locked before this statement, so its snapshot holds their final values.
     static let appendBatchSQL = """
-        WITH input AS (
+        WITH RECURSIVE input AS (
             SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::bytea[], $6::bytea[],
                                  $7::int4[], $8::int4[], $9::text[], $10::text[], $11::timestamptz[])
                 WITH ORDINALITY AS i(convo_id, msg_id, epoch, sender, ciphertext, content_hash, size, padded_size,
@@ -173,7 +181,9 @@ extension DeliveryStore {
         checked AS (
             SELECT i.*, c.epoch AS current_epoch, c.last_seq, c.last_event_seq, c.frozen,
                    i.iss IS NULL OR r.jti IS NOT NULL AS fresh, m.member IS NOT NULL AS member,
-                   e.seq AS first_seq, e.created_at AS first_at, e.epoch AS first_epoch, e.sender_did AS first_sender
+                   e.seq AS first_seq, e.created_at AS first_at, e.epoch AS first_epoch, e.sender_did AS first_sender,
+                   coalesce(u.bytes, 0) AS used,
+                   message_quota_charge(CASE WHEN i.ciphertext IS NULL THEN 0 ELSE i.size END) AS charge
             FROM input i
             LEFT JOIN replay r ON r.iss = i.iss AND r.jti = i.jti
             -- One index probe per message (LIMIT keeps each a parameterised subquery, and
@@ -184,8 +194,9 @@ extension DeliveryStore {
                                WHERE did = i.sender AND convo_id = i.convo_id AND left_at IS NULL LIMIT 1) m ON true
             LEFT JOIN LATERAL (SELECT seq, created_at, epoch, sender_did FROM messages
                                WHERE convo_id = i.convo_id AND msg_id = i.msg_id LIMIT 1) e ON true
+            LEFT JOIN LATERAL (SELECT bytes FROM message_usage WHERE did = i.sender LIMIT 1) u ON true
         ),
-        outcome AS (
+        verdict AS (
             SELECT *, CASE
                 WHEN NOT fresh THEN 'replayed'
                 WHEN current_epoch IS NULL THEN 'convoNotFound'
@@ -195,8 +206,27 @@ extension DeliveryStore {
                 -- RFC 9420 §12.4.2: after a ReInit commit the group is not used to send messages.
                 WHEN frozen THEN 'groupFrozen'
                 WHEN epoch = current_epoch OR ($12 AND epoch = current_epoch - 1) THEN 'stored'
-                ELSE 'epochMismatch' END AS status
+                ELSE 'epochMismatch' END AS checked_status
             FROM checked
+        ),
+        candidate AS (
+            SELECT ord, sender, used, charge, row_number() OVER (PARTITION BY sender ORDER BY ord) AS k
+            FROM verdict WHERE checked_status = 'stored'
+        ),
+        quota AS (
+            SELECT sender, k, ord, used + charge <= $14 AS fits,
+                   CASE WHEN used + charge <= $14 THEN used + charge ELSE used END AS total
+            FROM candidate WHERE k = 1
+            UNION ALL
+            SELECT c.sender, c.k, c.ord, q.total + c.charge <= $14,
+                   CASE WHEN q.total + c.charge <= $14 THEN q.total + c.charge ELSE q.total END
+            FROM quota q JOIN candidate c ON c.sender = q.sender AND c.k = q.k + 1
+        ),
+        outcome AS (
+            SELECT v.*, CASE WHEN v.checked_status = 'stored' AND NOT q.fits THEN 'quotaExceeded'
+                             ELSE v.checked_status END AS status,
+                   q.total - CASE WHEN q.fits THEN v.charge ELSE 0 END AS used_before
+            FROM verdict v LEFT JOIN quota q ON q.ord = v.ord
         ),
         accepted AS (
             SELECT o.*, o.last_seq + row_number() OVER w AS seq, o.last_event_seq + row_number() OVER w AS event_seq
@@ -224,8 +254,13 @@ extension DeliveryStore {
             WHERE c.convo_id = a.convo_id
             RETURNING c.convo_id, c.last_event_seq
         ),
+        charged AS (
+            UPDATE message_usage u SET bytes = u.bytes + a.bytes
+            FROM (SELECT sender, sum(charge) AS bytes FROM accepted GROUP BY sender) a
+            WHERE u.did = a.sender
+        ),
         notified AS (SELECT count(pg_notify($13, convo_id || ' ' || last_event_seq)) AS n FROM counters)
-        SELECT o.ord, o.status, coalesce(a.seq, o.first_seq) AS seq,
+        SELECT o.ord, o.status, coalesce(a.seq, o.first_seq) AS seq, o.used_before,
                CASE WHEN a.seq IS NULL THEN o.first_at ELSE (SELECT at FROM clock) END AS at,
                CASE WHEN a.seq IS NULL THEN o.first_epoch ELSE o.epoch END AS epoch,
                o.current_epoch, (SELECT n FROM notified) AS notified
@@ -247,7 +282,7 @@ extension StoreError {
 private struct BatchRowOutcome {
     let result: Result<AppendedMessage, DeliveryStoreError>
 
-    init(row: PGRow) throws {
+    init(row: PGRow, quota: Int64) throws {
         switch try row.string("status") {
         case "stored", "duplicate":
             result = .success(AppendedMessage(seq: try row.int64("seq"), receivedAt: try row.date("at"),
@@ -258,6 +293,7 @@ private struct BatchRowOutcome {
         case "messageIdConflict": result = .failure(.messageIDConflict)
         case "groupFrozen": result = .failure(.groupFrozen)
         case "epochMismatch": result = .failure(.epochMismatch(current: try row.int64("current_epoch")))
+        case "quotaExceeded": result = .failure(.messageQuotaExceeded(used: try row.int64("used_before"), quota: quota))
         case let status: throw StoreError.decoding("unknown batch status \(status)")
         }
     }

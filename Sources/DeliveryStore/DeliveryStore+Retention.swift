@@ -45,8 +45,39 @@ extension DeliveryStore {
         }
         let parameters: [(any PGBindable)?] = table == .commits ? [cutoff, Int64(limit), keepCommitEpochs]
                                                                 : [cutoff, Int64(limit)]
+        if table == .messages { return try purgeMessages(sql, parameters) }
         return try run { transaction throws(DeliveryStoreError) in
             try guarded { try transaction.connection.execute(sql, parameters) }
+        }
+    }
+
+    /// The messages purge, which gives each sender back what its purged application messages were
+    /// charged (`message_quota_charge`), in the same transaction.
+    private func purgeMessages(_ deleteSQL: String, _ parameters: [(any PGBindable)?]) throws(DeliveryStoreError) -> Int {
+        let sql = """
+            WITH gone AS (\(deleteSQL) RETURNING sender_did, message_type, ciphertext IS NULL AS thin, size)
+            SELECT sender_did, count(*) AS n,
+                   coalesce(sum(message_quota_charge(CASE WHEN thin THEN 0 ELSE size END))
+                            FILTER (WHERE message_type = 'app'), 0)::int8 AS bytes
+            FROM gone GROUP BY sender_did ORDER BY sender_did
+            """
+        return try run { transaction throws(DeliveryStoreError) in
+            try guarded {
+                let rows = try transaction.connection.query(sql, parameters)
+                var dids: [String] = [], bytes: [Int64] = [], deleted = 0
+                for row in rows {
+                    deleted += try row.int("n")
+                    let charge = try row.int64("bytes")
+                    guard charge > 0 else { continue }
+                    dids.append(try row.string("sender_did"))
+                    bytes.append(charge)
+                }
+                if !dids.isEmpty {
+                    _ = try transaction.connection.query(MessageQuotaSQL.lockUsage, [PGArray(dids)])
+                    try transaction.connection.execute(MessageQuotaSQL.refund, [PGArray(dids), PGArray(bytes)])
+                }
+                return deleted
+            }
         }
     }
 }

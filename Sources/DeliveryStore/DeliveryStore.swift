@@ -24,15 +24,27 @@ public final class DeliveryStore: Sendable {
         public var idempotencyLifetime: TimeInterval
         /// The NOTIFY channel that announces new events, payload `<convo_id> <event_seq>`.
         public var eventChannel: String
+        /// What one sender's stored application messages may cost (`message_quota_charge` each:
+        /// ciphertext bytes + 256); `messageQuotaExceeded` beyond.
+        public var messageQuotaBytes: Int64
+        /// Conversations one DID may have created and still belong to (`tooManyConvos` beyond).
+        public var maxConvosPerUser: Int
+        /// How many KeyPackages of one owner commits may use per window.
+        public var keyPackageUses: KeyPackageUseLimits
 
         public init(
             keyPackageLimit: Int = 200, acceptsPreviousEpochMessages: Bool = false,
-            idempotencyLifetime: TimeInterval = 86_400, eventChannel: String = "convo_events"
+            idempotencyLifetime: TimeInterval = 86_400, eventChannel: String = "convo_events",
+            messageQuotaBytes: Int64 = 1 << 30, maxConvosPerUser: Int = 10_000,
+            keyPackageUses: KeyPackageUseLimits = KeyPackageUseLimits()
         ) {
             self.keyPackageLimit = keyPackageLimit
             self.acceptsPreviousEpochMessages = acceptsPreviousEpochMessages
             self.idempotencyLifetime = idempotencyLifetime
             self.eventChannel = eventChannel
+            self.messageQuotaBytes = messageQuotaBytes
+            self.maxConvosPerUser = maxConvosPerUser
+            self.keyPackageUses = keyPackageUses
         }
     }
 

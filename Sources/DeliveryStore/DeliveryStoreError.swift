@@ -34,6 +34,14 @@ public enum DeliveryStoreError: Error, Sendable, Equatable {
     case invalidCursor
     /// The upload would take the owner's blobs past `quota` bytes (`used` are stored already).
     case quotaExceeded(used: Int64, quota: Int64)
+    /// The message would take its sender's stored messages past `quota` (`used` are charged already;
+    /// retention gives bytes back as messages expire).
+    case messageQuotaExceeded(used: Int64, quota: Int64)
+    /// The caller already created `limit` conversations it still belongs to.
+    case tooManyConvos(limit: Int)
+    /// The commit would add more of `owner`'s KeyPackages in the window than the limits allow;
+    /// `retryAfter` seconds until the oldest counted use leaves the window.
+    case tooManyKeyPackageUses(owner: String, retryAfter: Int)
     /// A sendMessage attachment is not a blob of the message's conversation.
     case invalidAttachment(String)
     /// The request's service-auth token was used before (AUTH.md check 9, recorded in the write's

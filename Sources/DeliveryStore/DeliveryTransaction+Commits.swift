@@ -30,7 +30,7 @@ extension DeliveryTransaction {
                                       departures: application.departures, epoch: newEpoch)
             try checkRecipients(application.welcomes, application.consumedKeyPackages,
                                 in: Set(application.members.map(\.did)))
-            try checkKeyPackages(application.consumedKeyPackages)
+            try checkKeyPackages(application.consumedKeyPackages, by: application.senderDID)
 
             let msgID = application.msgID ?? "commit-\(application.commitEpoch)"
             let seq = try appendCommitMessage(convoID: convoID, msgID: msgID, epoch: application.commitEpoch,
@@ -43,7 +43,7 @@ extension DeliveryTransaction {
                 WHERE convo_id = $1
                 """, [convoID, newEpoch, application.newPublicState, application.newGroupInfo, application.freezes])
             try applyMemberDiff(convoID, diff, epoch: newEpoch)
-            try consumeKeyPackages(application.consumedKeyPackages, convoID: convoID)
+            try consumeKeyPackages(application.consumedKeyPackages, by: application.senderDID, convoID: convoID)
             try storeWelcomes(convoID, application.welcomes, epoch: newEpoch)
             try dropCoveredProposals(convoID, refs: application.coveredProposalRefs)
 

@@ -6,7 +6,8 @@ extension DeliveryTransaction {
     /// Creates a conversation in one go: the convo row (epoch, public state, GroupInfo), its
     /// members from the tree (the creator's leaves are admins), the consumed key packages, the
     /// welcomes, the initial commit as commit and message, and the events. `convoAlreadyExists`
-    /// if the group_id is taken; key package errors as in `applyCommit`.
+    /// if the group_id is taken; `tooManyConvos` past the creator's cap; key package errors as in
+    /// `applyCommit`.
     public func createConvo(_ creation: ConvoCreation) throws(DeliveryStoreError) -> ConvoSummary {
         try guarded {
             let convoID = creation.convoID
@@ -21,8 +22,9 @@ extension DeliveryTransaction {
             guard dids.contains(creation.creatorDID.rawValue) else {
                 throw DeliveryStoreError.invalidArgument("the creator holds no leaf")
             }
+            try checkConvoCap(creation.creatorDID)
             try checkRecipients(creation.welcomes, creation.consumedKeyPackages, in: dids)
-            try checkKeyPackages(creation.consumedKeyPackages)
+            try checkKeyPackages(creation.consumedKeyPackages, by: creation.creatorDID)
 
             let inserted = try connection.query("""
                 INSERT INTO convos (convo_id, group_id, cipher_suite, epoch, public_state, group_info, group_info_epoch,
@@ -34,7 +36,7 @@ extension DeliveryTransaction {
             guard !inserted.isEmpty else { throw DeliveryStoreError.convoAlreadyExists }
 
             try insertMembers(convoID, diff.joined, epoch: creation.epoch, admins: [creation.creatorDID.rawValue])
-            try consumeKeyPackages(creation.consumedKeyPackages, convoID: convoID)
+            try consumeKeyPackages(creation.consumedKeyPackages, by: creation.creatorDID, convoID: convoID)
             try storeWelcomes(convoID, creation.welcomes, epoch: creation.epoch)
             var events: [PendingEvent] = []
             if let commit = creation.initialCommit {

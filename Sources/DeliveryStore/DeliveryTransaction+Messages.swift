@@ -9,7 +9,8 @@ extension DeliveryTransaction {
     /// msgID already stored by the same sender returns the first result with `duplicate` set
     /// (`messageIDConflict` if another sender used it), whatever the epoch is now; otherwise the
     /// conversation must not be frozen (`groupFrozen`) and the epoch must be the current one (`epochMismatch`), or the previous one when the
-    /// configuration allows it. Appends a messageEvent.
+    /// configuration allows it, and the message must fit the sender's quota (`messageQuotaExceeded`),
+    /// which it is charged. Appends a messageEvent.
     public func appendMessage(_ message: NewMessage) throws(DeliveryStoreError) -> AppendedMessage {
         try guarded {
             guard !message.msgID.isEmpty else { throw DeliveryStoreError.invalidArgument("empty msgID") }
@@ -42,6 +43,7 @@ extension DeliveryTransaction {
                   (message.paddedSize ?? 0) <= Int(Int32.max) else {
                 throw DeliveryStoreError.invalidArgument("size out of range")
             }
+            try chargeMessageQuota(sender: message.senderDID.rawValue, storedBytes: ciphertext?.count ?? 0)
             let (seq, receivedAt) = try nextSeq(message.convoID, touch: true)
             try connection.execute("""
                 INSERT INTO messages (convo_id, seq, msg_id, epoch, message_type, sender_did, ciphertext,

@@ -12,15 +12,19 @@ public struct NewKeyPackage: Sendable, Equatable {
     public var credentialIdentity: String
     /// When the service drops it (never past the package's own not_after).
     public var expiresAt: Date
+    /// RFC 9750 §5.1: never consumed, handed out only when the owner has no other package; one
+    /// per owner and suite (a new one replaces the old).
+    public var lastResort: Bool
 
     public init(ownerDID: DID, cipherSuite: UInt16, keyPackage: [UInt8], ref: [UInt8], credentialIdentity: String,
-                expiresAt: Date) {
+                expiresAt: Date, lastResort: Bool = false) {
         self.ownerDID = ownerDID
         self.cipherSuite = cipherSuite
         self.keyPackage = keyPackage
         self.ref = ref
         self.credentialIdentity = credentialIdentity
         self.expiresAt = expiresAt
+        self.lastResort = lastResort
     }
 }
 
@@ -36,6 +40,8 @@ public struct PublishedKeyPackage: Sendable, Equatable {
 public struct StoredKeyPackage: Sendable, Equatable {
     public var ref: [UInt8]
     public var ownerDID: String
+    /// Never consumed (`NewKeyPackage.lastResort`).
+    public var lastResort: Bool
     public var cipherSuite: UInt16
     public var keyPackage: [UInt8]
     public var credentialIdentity: String
@@ -57,16 +63,20 @@ public struct KeyPackageSelection: Sendable, Equatable {
     }
 }
 
-/// An owner's counts: available = unconsumed and unexpired; consumed = consumed, not yet deleted.
+/// An owner's counts: available = one-time packages unconsumed and unexpired; consumed = consumed,
+/// not yet deleted.
 public struct KeyPackageStats: Sendable, Equatable {
     public var available: Int
     public var consumed: Int
     /// Available packages per cipher suite.
     public var byCipherSuite: [UInt16: Int]
+    /// The suites of the owner's unexpired last-resort packages (not counted as available).
+    public var lastResortSuites: Set<UInt16>
 
-    public init(available: Int, consumed: Int, byCipherSuite: [UInt16: Int]) {
+    public init(available: Int, consumed: Int, byCipherSuite: [UInt16: Int], lastResortSuites: Set<UInt16> = []) {
         self.available = available
         self.consumed = consumed
         self.byCipherSuite = byCipherSuite
+        self.lastResortSuites = lastResortSuites
     }
 }

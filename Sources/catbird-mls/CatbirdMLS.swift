@@ -9,7 +9,7 @@ struct CatbirdMLS: AsyncParsableCommand {
         discussion: """
         Each user keeps an identity and MLS state in a directory (--dir). Local use without a PDS:
           catbird-mls dev-plc --folder /tmp/plc &
-          PLC_URL=http://127.0.0.1:2582 DID_RESOLVER_ALLOW_PRIVATE=1 catbird-mls-server &
+          SERVICE_DID=did:web:localhost PLC_URL=http://127.0.0.1:2582 DID_RESOLVER_ALLOW_PRIVATE=1 catbird-mls-server &
           catbird-mls init --dir /tmp/alice --plc http://127.0.0.1:2582
         The server refuses to resolve DIDs at private addresses unless DID_RESOLVER_ALLOW_PRIVATE=1
         (its SSRF guard); set it only for local development.

@@ -85,11 +85,20 @@ struct PublishKeyPackages: AsyncParsableCommand {
     @Option(help: "How many to publish.")
     var count: Int = 10
 
+    @Flag(name: .customLong("last-resort"),
+          help: "Publish one last-resort KeyPackage instead: never consumed, handed out only when no other is left.")
+    var lastResort = false
+
     func validate() throws {
         guard (1...1000).contains(count) else { throw ValidationError("--count must be 1...1000") }
     }
 
     func run() async throws {
+        if lastResort {
+            let output = try await options.client().publishLastResortKeyPackage()
+            if options.json { Output.json(output) } else { Output.line("published a last-resort key package \(output.keyPackageHash)") }
+            return
+        }
         let output = try await options.client().publishKeyPackages(count: count)
         if options.json {
             Output.json(output)

@@ -1,6 +1,7 @@
 import ATProto
 import Basics
 @testable import DeliveryService
+import DeliveryStore
 import Foundation
 import HTTP
 import Primitives
@@ -11,8 +12,8 @@ import XCTest
 /// sub-configuration of its layer, and every unusable or half-set value refuses the start with a
 /// one-line message naming the variable.
 final class ConfigurationTests: XCTestCase {
-    /// The smallest environment that starts: only DATABASE_URL is required.
-    static let base = ["DATABASE_URL": "postgres://db.invalid/catbird"]
+    /// The smallest environment that starts: DATABASE_URL and SERVICE_DID are required.
+    static let base = ["DATABASE_URL": "postgres://db.invalid/catbird", "SERVICE_DID": "did:web:mls.example.com"]
 
     func configuration(_ variables: [String: String]) throws(ConfigurationError) -> ServiceConfiguration {
         try ServiceConfiguration.fromEnvironment(Self.base.merging(variables) { _, new in new })
@@ -48,7 +49,7 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.database.url, "postgres://db.invalid/catbird")
         XCTAssertEqual(config.database.poolSize, 16)
         XCTAssertEqual(config.database.migrationsDirectory, "migrations")
-        XCTAssertEqual(config.serviceDID, "did:web:localhost")
+        XCTAssertEqual(config.serviceDID, "did:web:mls.example.com")
         XCTAssertEqual(config.serviceEndpoint, "http://127.0.0.1:8080")
         XCTAssertEqual(config.auth.plcURL, "https://plc.directory")
         XCTAssertFalse(config.auth.allowPrivateAddresses)
@@ -70,6 +71,10 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.events.workerThreads, 2)
         XCTAssertEqual(config.retention, RetentionSettings())
         XCTAssertEqual(config.retention.ttlDays, 30)
+        XCTAssertEqual(config.rateLimits.ipv6Prefix, 64)
+        XCTAssertEqual(config.limits.maxConvosPerUser, 10_000)
+        XCTAssertEqual(config.limits.messageQuotaBytes, 1 << 30)
+        XCTAssertEqual(config.limits.keyPackageUses, KeyPackageUseLimits(perRequester: 20, perTarget: 100, window: 3600))
     }
 
     /// One usable, non-default value for every variable the service reads.
@@ -88,6 +93,8 @@ final class ConfigurationTests: XCTestCase {
         "EVENTS_MAX_SOCKETS_PER_USER": "9", "EVENTS_INLINE_CIPHERTEXT_MAX": "0", "EVENTS_WORKER_THREADS": "3",
         "MESSAGE_TTL_DAYS": "7", "RETENTION_KEEP_COMMIT_EPOCHS": "0", "RETENTION_BATCH_SIZE": "500",
         "RETENTION_INTERVAL_SECONDS": "60", "MESSAGE_BATCH_LANES": "4", "MESSAGE_BATCH_MAX": "32",
+        "RATE_LIMIT_IPV6_PREFIX": "48", "MAX_CONVOS_PER_USER": "12", "MESSAGE_QUOTA_BYTES": "65536",
+        "KEY_PACKAGE_USES_PER_REQUESTER": "3", "KEY_PACKAGE_USES_PER_TARGET": "9", "KEY_PACKAGE_USE_WINDOW": "600",
     ]
 
     /// The README's table names exactly these variables, and each one, set alone, changes the
@@ -152,6 +159,13 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.retention.keepCommitEpochs, 0)
         XCTAssertEqual(config.retention.batchSize, 500)
         XCTAssertEqual(config.retention.interval, 60)
+        XCTAssertEqual(config.rateLimits.ipv6Prefix, 48)
+        XCTAssertEqual(config.limits.maxConvosPerUser, 12)
+        XCTAssertEqual(config.limits.messageQuotaBytes, 65536)
+        XCTAssertEqual(config.limits.keyPackageUses, KeyPackageUseLimits(perRequester: 3, perTarget: 9, window: 600))
+        XCTAssertEqual(config.limits.storeConfiguration.keyPackageUses, config.limits.keyPackageUses)
+        XCTAssertEqual(config.limits.storeConfiguration.messageQuotaBytes, 65536)
+        XCTAssertEqual(config.limits.storeConfiguration.maxConvosPerUser, 12)
 
         XCTAssertEqual(try configuration(["HOST": "::1", "PORT": "0"]).serviceEndpoint, "http://[::1]:0")
         XCTAssertEqual(try configuration(["SUBSCRIPTION_TICKET_KEY": Base64.encode(Array(repeating: 1, count: 48))])
@@ -169,6 +183,18 @@ final class ConfigurationTests: XCTestCase {
                        "TLS_KEY_FILE: not set, but TLS_CERT_FILE is: set both to serve TLS, or neither")
         refusal(["TLS_KEY_FILE": "/k.pem"], names: "TLS_CERT_FILE")
         refusal(["TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": ""], names: "TLS_KEY_FILE")
+    }
+
+    /// No default audience: unset or empty, SERVICE_DID refuses the start (make run supplies the
+    /// development one itself, scripts/run.sh).
+    func testMissingServiceDID_Refuses() {
+        for environment in [["DATABASE_URL": "postgres://db.invalid/x"], ["DATABASE_URL": "postgres://db.invalid/x", "SERVICE_DID": ""]] {
+            XCTAssertThrowsError(try ServiceConfiguration.fromEnvironment(environment)) { error in
+                XCTAssertEqual((error as? ConfigurationError)?.variable, "SERVICE_DID")
+                XCTAssertNil((error as? ConfigurationError)?.value)
+            }
+        }
+        XCTAssertEqual(try configuration(["SERVICE_DID": ServiceConfiguration.developmentServiceDID]).serviceDID, "did:web:localhost")
     }
 
     func testMissingDatabaseURL_Refuses() {
@@ -196,6 +222,9 @@ final class ConfigurationTests: XCTestCase {
             ("EVENTS_INLINE_CIPHERTEXT_MAX", "-1"), ("EVENTS_WORKER_THREADS", "65"),
             ("MESSAGE_TTL_DAYS", "-1"), ("MESSAGE_TTL_DAYS", "thirty"), ("MESSAGE_BATCH_LANES", "0"), ("MESSAGE_BATCH_MAX", "1001"), ("RETENTION_BATCH_SIZE", "0"),
             ("RETENTION_KEEP_COMMIT_EPOCHS", "-2"), ("RETENTION_INTERVAL_SECONDS", "0"),
+            ("RATE_LIMIT_IPV6_PREFIX", "16"), ("RATE_LIMIT_IPV6_PREFIX", "129"), ("MAX_CONVOS_PER_USER", "0"),
+            ("MESSAGE_QUOTA_BYTES", "0"), ("MESSAGE_QUOTA_BYTES", "1GB"), ("KEY_PACKAGE_USES_PER_REQUESTER", "0"),
+            ("KEY_PACKAGE_USES_PER_TARGET", "-1"), ("KEY_PACKAGE_USE_WINDOW", "0"), ("KEY_PACKAGE_USE_WINDOW", "2592001"),
         ]
         for (name, value) in cases {
             let error = refusal([name: value], names: name)
@@ -216,21 +245,55 @@ final class ConfigurationTests: XCTestCase {
 
     /// The executable itself: exit status 2 and one line on stderr, before it opens anything.
     func testServer_RefusesToStart_WithOneLine() throws {
+        let (status, output) = try runServer(["DATABASE_URL": "postgres://db.invalid/x", "SERVICE_DID": "did:web:x.com",
+                                              "TLS_CERT_FILE": "/c.pem", "PORT": "0"])
+        XCTAssertEqual(status, 2)
+        XCTAssertEqual(output, "catbird-mls-server: refusing to start: "
+                       + "TLS_KEY_FILE: not set, but TLS_CERT_FILE is: set both to serve TLS, or neither\n")
+    }
+
+    /// Without SERVICE_DID (or with it empty) the executable does not start as some default audience.
+    func testServer_WithoutServiceDID_RefusesToStart() throws {
+        for did in [nil, ""] {
+            var environment = ["DATABASE_URL": "postgres://db.invalid/x", "PORT": "0"]
+            environment["SERVICE_DID"] = did
+            let (status, output) = try runServer(environment)
+            XCTAssertEqual(status, 2)
+            XCTAssertEqual(output, "catbird-mls-server: refusing to start: SERVICE_DID: not set: the service's own "
+                           + "did:web or did:plc is required (make run sets did:web:localhost)\n")
+        }
+    }
+
+    /// As `make run` starts it without configuration (scripts/run.sh sets the development DID), the
+    /// executable says in its log that it runs as the development service DID; configured, it does not.
+    func testServer_LogsTheDevelopmentServiceDID() throws {
+        let database = try TestDatabase(.database, prefix: "catbird_devdid", poolSize: 1)
+        defer { database.drop() }
+        for (did, warned) in [(ServiceConfiguration.developmentServiceDID, true), (ServiceHarness.serviceDID, false)] {
+            let server = try DurabilityServerProcess(databaseURL: database.url, plcURL: "http://127.0.0.1:9", extra: ["SERVICE_DID": did])
+            server.terminate()
+            XCTAssertEqual(server.waitForExit()?.status, 0)
+            let warning = server.log.first { $0.contains("development service DID") }
+            XCTAssertEqual(warning != nil, warned, "\(server.log)")
+            if let warning { XCTAssertTrue(warning.contains("\"level\":\"warning\"") && warning.contains(did), warning) }
+        }
+    }
+
+    /// Runs the built executable with exactly `environment`; its exit status and stderr.
+    func runServer(_ environment: [String: String]) throws -> (Int32, String) {
         let executable = DurabilityServerProcess.executable
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw XCTestError(.failureWhileWaiting, userInfo: ["reason": "\(executable) missing: run `swift build --build-tests`"])
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.environment = ["DATABASE_URL": "postgres://db.invalid/x", "TLS_CERT_FILE": "/c.pem", "PORT": "0"]
+        process.environment = environment
         let stderr = Pipe()
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let output = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 2)
-        XCTAssertEqual(output, "catbird-mls-server: refusing to start: "
-                       + "TLS_KEY_FILE: not set, but TLS_CERT_FILE is: set both to serve TLS, or neither\n")
+        return (process.terminationStatus, output)
     }
 }

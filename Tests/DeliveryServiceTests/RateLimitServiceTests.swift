@@ -64,6 +64,11 @@ final class RateLimitServiceTests: XCTestCase {
         // A forged left-most entry does not escape the bucket of the address the proxy saw.
         XCTAssertEqual(try status(forwardedFor: "198.51.100.99, 203.0.113.1"), 429)
 
+        // An IPv6 client behind the proxy gains nothing by rotating through its /64 (issue 14).
+        let rotating = try (1...6).map { index in try status(forwardedFor: "2001:db8:77:1:\(index):\(index * 31):0:\(index)") }
+        XCTAssertEqual(rotating, [404, 404, 429, 429, 429, 429])
+        XCTAssertEqual(try status(forwardedFor: "2001:db8:77:2::1"), 404, "a neighbouring /64 has its own budget")
+
         let untrusted = try ServiceHarness(environment: ["RATE_LIMIT_IP": "0.001,2", "TRUSTED_PROXIES": "10.0.0.0/8"])
         defer { untrusted.shutdown() }
         let replies = try (0..<3).map { index in

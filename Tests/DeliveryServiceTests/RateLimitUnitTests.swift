@@ -93,6 +93,38 @@ final class RateLimitUnitTests: XCTestCase {
         XCTAssertEqual(limits.keyCount, 0)
     }
 
+    /// An IPv6 host may use any address of its /64 (RFC 8981): every address in it draws on one
+    /// bucket, while another /64 and IPv4 addresses keep their own.
+    func test_ipv6Addresses_shareTheBucketOfTheirNetwork() {
+        var configuration = RateLimitConfiguration()
+        configuration.perIP = RateLimitRule(ratePerSecond: 0.001, burst: 3)
+        let limits = RateLimits(configuration: configuration, clock: { 0 })
+        let rotated = (1...10).map { "2001:db8:aa:bb:\(String($0, radix: 16)):\(String($0 * 997, radix: 16))::\($0)" }
+        XCTAssertEqual(rotated.map(limits.checkIP),
+                       Array(repeating: .allowed, count: 3) + Array(repeating: .limited(retryAfter: 1000), count: 7))
+        XCTAssertEqual(limits.checkIP("[2001:db8:aa:bb:ffff:ffff:ffff:ffff]:443"), .limited(retryAfter: 1000))
+        XCTAssertEqual(limits.checkIP("2001:db8:aa:bc::1"), .allowed, "the next /64 is another network")
+        XCTAssertEqual(limits.checkIP("192.0.2.1"), .allowed)
+        XCTAssertEqual(limits.checkIP("192.0.2.2"), .allowed, "IPv4 addresses are limited one by one")
+        XCTAssertEqual(limits.ipBucket("2001:db8:aa:bb:1:2:3:4"), "2001:db8:aa:bb:0:0:0:0/64")
+        XCTAssertEqual(limits.ipBucket("::ffff:192.0.2.7"), "::ffff:192.0.2.7", "an IPv4-mapped peer keeps its own key")
+        XCTAssertEqual(limits.ipBucket("not an address"), "not an address")
+
+        configuration.ipv6Prefix = 48
+        let wider = RateLimits(configuration: configuration, clock: { 0 })
+        XCTAssertEqual(wider.ipBucket("2001:db8:aa:bb:1:2:3:4"), "2001:db8:aa:0:0:0:0:0/48")
+        configuration.ipv6Prefix = 128
+        XCTAssertEqual(RateLimits(configuration: configuration).ipBucket("2001:db8::9"), "2001:db8:0:0:0:0:0:9/128")
+    }
+
+    func test_masking() throws {
+        let address = try XCTUnwrap(IPAddress("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"))
+        XCTAssertEqual(address.masked(toPrefix: 64).description, "2001:db8:ffff:ffff:0:0:0:0")
+        XCTAssertEqual(address.masked(toPrefix: 60).description, "2001:db8:ffff:fff0:0:0:0:0")
+        XCTAssertEqual(address.masked(toPrefix: 0).description, "0:0:0:0:0:0:0:0")
+        XCTAssertEqual(address.masked(toPrefix: 128), address)
+    }
+
     func test_methodClasses() {
         XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.mls.sendMessage"), .send)
         XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.mls.getMessages"), .read)

@@ -34,6 +34,7 @@ private let decoders: [([UInt8]) -> Void] = [
 ]
 
 private let proxies = try! TrustedProxies(parsing: "10.0.0.0/8, fd00::/8")
+private let rateLimits = RateLimits(configuration: RateLimitConfiguration())
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
@@ -45,6 +46,13 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let header = String(decoding: body, as: UTF8.self)
     let client = proxies.clientAddress(peer: "10.1.2.3", forwardedFor: [header])
     precondition(client == "10.1.2.3" || IPAddress(client) != nil)
+    // The per-IP bucket: an IPv6 client's is its /64, which holds the client.
+    let bucket = rateLimits.ipBucket(header)
+    if let address = IPAddress(header), !address.isIPv4 {
+        precondition(IPNetwork(Substring(bucket))?.contains(address) == true)
+    } else {
+        precondition(bucket == header)
+    }
     if let network = IPNetwork(Substring(header)) { precondition(network.contains(network.address)) }
     return 0
 }

@@ -205,6 +205,24 @@ final class WalkthroughTests: XCTestCase {
         XCTAssertEqual(Set(authenticators).count, 1, "members disagree on the epoch", file: file, line: line)
     }
 
+    /// bob has only a last-resort package (`publish-key-packages --last-resort`): alice and carol
+    /// each add him with it, and he joins both, for the package and its private keys are kept.
+    func testLastResortKeyPackage_letsTwoGroupsAddTheSameUser() async throws {
+        for user in ["alice", "bob", "carol"] {
+            try await deployment.run(["init", "--plc", deployment.plcURL], as: user)
+        }
+        try await deployment.run(["publish-key-packages", "--last-resort"], as: "bob")
+        let alice = try client("alice"), bob = try client("bob"), carol = try client("carol")
+        let bobDID = await bob.did
+        for (creator, text) in [(alice, "from alice"), (carol, "from carol")] {
+            let convo = try await creator.createConvo(inviting: [bobDID]).id
+            _ = try await bob.join(convoId: convo)
+            _ = try await creator.send(convoId: convo, text: text)
+            let read = try await bob.read(convoId: convo)
+            XCTAssertEqual(texts(read), [text])
+        }
+    }
+
     func testJoinWithoutAWelcomeAndInviteWithoutKeyPackages() async throws {
         for user in ["alice", "bob"] {
             try await deployment.run(["init", "--plc", deployment.plcURL], as: user)

@@ -85,6 +85,16 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         return head + [UInt8](repeating: 0, count: 16 - head.count - tail.count) + tail
     }
 
+    /// The same address with every bit past `prefixLength` (over the 128-bit form) cleared.
+    public func masked(toPrefix prefixLength: Int) -> IPAddress {
+        var out = bytes
+        for index in 0..<16 {
+            let keep = min(8, max(0, prefixLength - index * 8))
+            out[index] &= UInt8(truncatingIfNeeded: 0xff << (8 - keep))
+        }
+        return IPAddress(bytes: out)
+    }
+
     public var description: String {
         if isIPv4 { return bytes[12...].map(String.init).joined(separator: ".") }
         return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }

@@ -8,6 +8,10 @@ public struct RateLimitConfiguration: Sendable {
     public var perDID: [RateLimitClass: RateLimitRule] =
         Dictionary(uniqueKeysWithValues: RateLimitClass.allCases.map { ($0, $0.defaultRule) })
     public var trustedProxies = TrustedProxies()
+    /// IPv6 clients share the per-IP bucket of their network of this prefix length
+    /// (RATE_LIMIT_IPV6_PREFIX): a host may use any address of its /64 (RFC 4291 §2.5.4, RFC 8981),
+    /// so one bucket per address would give it endless buckets.
+    public var ipv6Prefix = 64
 
     public static let defaultIPRule = RateLimitRule(ratePerSecond: 100, burst: 500)
 

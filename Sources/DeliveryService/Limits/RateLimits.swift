@@ -22,8 +22,17 @@ public final class RateLimits: Sendable {
         configuration.trustedProxies.clientAddress(peer: peer, forwardedFor: forwardedFor)
     }
 
+    /// Takes a token from the bucket of `address`: an IPv4 address's own, an IPv6 address's network
+    /// of `ipv6Prefix` bits (what cannot be parsed, as it is).
     public func checkIP(_ address: String) -> RateLimitDecision {
-        ipLimiter?.take(address, now: clock()) ?? .allowed
+        guard let ipLimiter else { return .allowed }
+        return ipLimiter.take(ipBucket(address), now: clock())
+    }
+
+    /// The per-IP bucket's key for a client address.
+    public func ipBucket(_ address: String) -> String {
+        guard let parsed = IPAddress(address), !parsed.isIPv4 else { return address }
+        return "\(parsed.masked(toPrefix: configuration.ipv6Prefix))/\(configuration.ipv6Prefix)"
     }
 
     public func checkDID(_ did: String, class kind: RateLimitClass) -> RateLimitDecision {

@@ -17,6 +17,12 @@ enum CreateConvo {
         XRPCMethod("blue.catbird.mls.createConvo", .procedure, maxBodySize: 16 << 20) { context in
             let caller = context.caller
             let input = try context.input(Input.self)
+            // A cheap refusal before any MLS work; the transaction checks again under the creator's
+            // lock. With an idempotency key only the transaction decides, so that a retry of a
+            // stored success is answered as stored.
+            if input.idempotencyKey == nil, try env.store.ownedConvoCount(caller) >= env.limits.maxConvosPerUser {
+                throw DeliveryStoreError.tooManyConvos(limit: env.limits.maxConvosPerUser)
+            }
             let convoID = try InputValidation.convoID(input.groupId)
             let suite = try CipherSuiteName.id(input.cipherSuite)
             let handshake = try InputValidation.handshake(input.handshake)

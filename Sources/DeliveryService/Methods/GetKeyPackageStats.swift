@@ -15,7 +15,9 @@ enum GetKeyPackageStats {
                                 needsReplenish: stats.available < threshold,
                                 byCipherSuite: stats.byCipherSuite.sorted { $0.key < $1.key }.map {
                                     SuiteCount(cipherSuite: CipherSuiteName.name($0.key), available: $0.value)
-                                }))
+                                },
+                                lastResort: stats.lastResortSuites.isEmpty ? nil
+                                    : stats.lastResortSuites.sorted().map(CipherSuiteName.name)))
         }
     }
 }

@@ -58,6 +58,19 @@ public struct ServiceLimits: Sendable {
     public var maxBlobBytes = 50 << 20
     /// Bytes of blobs one user may store (BLOB_QUOTA_BYTES).
     public var blobQuotaBytes: Int64 = 1 << 30
+    /// Conversations one user may have created and still belong to (MAX_CONVOS_PER_USER).
+    public var maxConvosPerUser = 10_000
+    /// What one sender's stored application messages may cost (MESSAGE_QUOTA_BYTES): ciphertext
+    /// bytes + 256 per message.
+    public var messageQuotaBytes: Int64 = 1 << 30
+    /// KEY_PACKAGE_USES_PER_REQUESTER, KEY_PACKAGE_USES_PER_TARGET, KEY_PACKAGE_USE_WINDOW.
+    public var keyPackageUses = KeyPackageUseLimits()
 
     public init() {}
+
+    /// The store's share of these limits.
+    public var storeConfiguration: DeliveryStore.Configuration {
+        DeliveryStore.Configuration(messageQuotaBytes: messageQuotaBytes, maxConvosPerUser: maxConvosPerUser,
+                                    keyPackageUses: keyPackageUses)
+    }
 }

@@ -6,7 +6,8 @@ import Lexicon
 import MLS
 
 /// `blue.catbird.mls.publishKeyPackage`: a KeyPackage validated in full (MLS.md item 1) whose
-/// credential names the caller, stored with its KeyPackageRef.
+/// credential names the caller, stored with its KeyPackageRef; `lastResort` (or the package's
+/// `last_resort` extension) makes it the caller's last-resort package of its suite.
 enum PublishKeyPackage {
     typealias Input = PublishKeyPackageInput
     typealias Output = PublishKeyPackageOutput
@@ -16,7 +17,7 @@ enum PublishKeyPackage {
             let caller = context.caller
             let input = try context.input(Input.self)
             let package = try validate(input.keyPackage.bytes, cipherSuite: input.cipherSuite, expires: input.expires,
-                                       caller: caller, env: env)
+                                       lastResort: input.lastResort, caller: caller, env: env)
             return try env.idempotent(context, key: input.idempotencyKey) { tx in
                 let published = try tx.publishKeyPackage(package)
                 return Output(keyPackageHash: Hex.encode(published.ref), expiresAt: Timestamp.rfc3339(published.expiresAt))
@@ -24,8 +25,9 @@ enum PublishKeyPackage {
         }
     }
 
-    /// Every publication check; shared with publishKeyPackages.
-    static func validate(_ bytes: [UInt8], cipherSuite: String, expires: String?, caller: DID,
+    /// Every publication check; shared with publishKeyPackages. The package is a last-resort one
+    /// (RFC 9750 §5.1) when `lastResort` says so or it carries the `last_resort` extension.
+    static func validate(_ bytes: [UInt8], cipherSuite: String, expires: String?, lastResort: Bool?, caller: DID,
                          env: MethodEnvironment, now: Date = Date()) throws(XRPCError) -> NewKeyPackage {
         guard bytes.count <= env.limits.maxKeyPackageBytes else {
             throw XRPCError(413, .payloadTooLarge, "a KeyPackage is at most \(env.limits.maxKeyPackageBytes) bytes")
@@ -58,7 +60,10 @@ enum PublishKeyPackage {
         if case .keyPackage(let lifetime) = validated.keyPackage.leafNode.leafNodeSource {
             expiresAt = min(expiresAt, Date(timeIntervalSince1970: Double(min(lifetime.notAfter, UInt64(Int64.max / 2)))))
         }
+        guard let marked = validated.keyPackage.lastResortMark else {
+            throw XRPCError(400, .invalidKeyPackage, "the last_resort extension carries data; it is an empty struct")
+        }
         return NewKeyPackage(ownerDID: caller, cipherSuite: suite, keyPackage: bytes, ref: validated.ref,
-                             credentialIdentity: identity, expiresAt: expiresAt)
+                             credentialIdentity: identity, expiresAt: expiresAt, lastResort: marked || lastResort == true)
     }
 }

@@ -22,7 +22,8 @@ enum PublishKeyPackages {
             for (index, item) in input.keyPackages.enumerated() {
                 do throws(XRPCError) {
                     valid.append((index, try PublishKeyPackage.validate(item.keyPackage.bytes, cipherSuite: item.cipherSuite,
-                                                                        expires: item.expires, caller: caller, env: env)))
+                                                                        expires: item.expires, lastResort: item.lastResort,
+                                                                        caller: caller, env: env)))
                 } catch {
                     errors.append(ItemError(index: index, error: error.name.rawValue, message: error.message))
                 }

@@ -30,7 +30,7 @@ public final class DeliveryServiceApp: Sendable {
         let verifier = ServiceAuthVerifier(configuration: configuration.auth,
                                            resolver: DIDResolver(configuration: configuration.auth),
                                            replayStore: replayStore)
-        let store = DeliveryStore(database: database)
+        let store = DeliveryStore(database: database, configuration: configuration.limits.storeConfiguration)
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
         let blobs = try BlobDirectory(root: configuration.blobDirectory)
         let reclaimer = BlobReclaimer(store: store, blobs: blobs, log: log)
@@ -75,6 +75,10 @@ public final class DeliveryServiceApp: Sendable {
     }
 
     public func start() throws {
+        if configuration.serviceDID == ServiceConfiguration.developmentServiceDID {
+            log.warning("running as the development service DID (make run without SERVICE_DID): set SERVICE_DID in production",
+                        ["service_did": configuration.serviceDID])
+        }
         try server.start()
         monitor.start()
         maintenance.start()

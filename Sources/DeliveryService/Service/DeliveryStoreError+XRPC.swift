@@ -28,6 +28,15 @@ extension DeliveryStoreError {
         case .invalidCursor: return XRPCError(400, .invalidCursor, "invalid cursor")
         case .quotaExceeded(let used, let quota):
             return XRPCError(413, .quotaExceeded, "the upload would exceed the blob quota (\(used) of \(quota) bytes used)")
+        case .messageQuotaExceeded(let used, let quota):
+            return XRPCError(413, .quotaExceeded,
+                             "the message would exceed the sender's stored-message quota (\(used) of \(quota) bytes used; expired messages give it back)")
+        case .tooManyConvos(let limit):
+            return .conflict(.tooManyConvos, "at most \(limit) conversations created by one user and still joined")
+        case .tooManyKeyPackageUses(let owner, let retryAfter):
+            return XRPCError(429, .tooManyKeyPackageUses,
+                             "too many KeyPackages of \(owner) used recently; retry in \(retryAfter) s",
+                             headers: [("Retry-After", String(retryAfter))])
         case .invalidAttachment(let message): return XRPCError(400, .invalidAttachment, message)
         case .invalidArgument(let message): return .invalidRequest(message)
         case .tokenReplayed: return XRPCError(AuthError.replayedToken)

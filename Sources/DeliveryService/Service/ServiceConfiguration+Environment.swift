@@ -108,12 +108,33 @@ extension ServiceConfiguration {
             config.retention.interval = Double(seconds)
         }
 
+        // Quotas (issue 14, docs/SECURITY.md).
+        if let bits = try env.integer("RATE_LIMIT_IPV6_PREFIX", in: 32...128) { config.rateLimits.ipv6Prefix = bits }
+        if let count = try env.integer("MAX_CONVOS_PER_USER", in: 1...10_000_000) { config.limits.maxConvosPerUser = count }
+        if let bytes = try env.integer("MESSAGE_QUOTA_BYTES", in: 1...Int(Int64.max)) { config.limits.messageQuotaBytes = Int64(bytes) }
+        if let count = try env.integer("KEY_PACKAGE_USES_PER_REQUESTER", in: 1...1_000_000) {
+            config.limits.keyPackageUses.perRequester = count
+        }
+        if let count = try env.integer("KEY_PACKAGE_USES_PER_TARGET", in: 1...1_000_000) { config.limits.keyPackageUses.perTarget = count }
+        if let seconds = try env.integer("KEY_PACKAGE_USE_WINDOW", in: 1...(86_400 * 30)) {
+            config.limits.keyPackageUses.window = Double(seconds)
+        }
+
         // Last, so that a malformed value elsewhere is named even where no database is configured.
         guard !config.database.url.isEmpty else {
             throw ConfigurationError("DATABASE_URL", value: nil, "not set: a libpq connection string is required")
         }
+        // No default: a service that silently took a shared placeholder would accept tokens minted
+        // for any other service run the same way. `make run` sets the development one (scripts/run.sh).
+        guard env.string("SERVICE_DID") != nil else {
+            throw ConfigurationError("SERVICE_DID", value: nil,
+                                     "not set: the service's own did:web or did:plc is required (make run sets \(Self.developmentServiceDID))")
+        }
         return config
     }
+
+    /// What `make run` sets SERVICE_DID to when it is not configured; the service says so in its log.
+    public static let developmentServiceDID = "did:web:localhost"
 
     /// The variable holding a method class's per-DID rule.
     static func rateLimitVariable(_ kind: RateLimitClass) -> String {

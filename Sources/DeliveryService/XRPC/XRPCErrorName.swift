@@ -16,9 +16,9 @@ public struct XRPCErrorName: Hashable, Sendable, CustomStringConvertible {
     /// Every name declared below.
     public static let all: [XRPCErrorName] = [
         .invalidRequest, .methodNotImplemented, .notFound, .payloadTooLarge, .rateLimitExceeded, .serviceUnavailable, .internalServerError, .authenticationRequired, .invalidDid, .invalidCursor, .tooManyDids, .batchTooLarge,
-        .convoNotFound, .convoAlreadyExists, .notMember, .notAdmin, .unauthorized, .alreadyMember, .lastMember, .cannotRemoveSelf, .tooManyMembers, .invalidCipherSuite,
+        .convoNotFound, .convoAlreadyExists, .notMember, .notAdmin, .unauthorized, .alreadyMember, .lastMember, .cannotRemoveSelf, .tooManyMembers, .tooManyConvos, .invalidCipherSuite,
         .invalidCommit, .notCommitter, .epochMismatch, .commitConflict, .groupFrozen, .pendingProposals, .invalidEpochRange, .invalidProposal, .invalidGroupInfo, .groupInfoRequired, .groupInfoUnavailable, .invalidWelcome, .welcomeNotFound, .welcomeStale,
-        .invalidKeyPackage, .keyPackageNotFound, .duplicateKeyPackage, .tooManyKeyPackages, .expirationTooFar,
+        .invalidKeyPackage, .keyPackageNotFound, .duplicateKeyPackage, .tooManyKeyPackages, .tooManyKeyPackageUses, .expirationTooFar,
         .invalidMessage, .messageTooLarge, .messageIdConflict, .invalidAttachment, .blobNotFound, .blobTooLarge, .quotaExceeded, .rangeNotSatisfiable, .storageNotRegistered,
         .invalidTicket, .expiredTicket, .ticketAlreadyUsed, .ticketMismatch, .tooManySubscriptions,
     ]
@@ -47,6 +47,8 @@ public struct XRPCErrorName: Hashable, Sendable, CustomStringConvertible {
     public static let lastMember = XRPCErrorName("LastMember")
     public static let cannotRemoveSelf = XRPCErrorName("CannotRemoveSelf")
     public static let tooManyMembers = XRPCErrorName("TooManyMembers")
+    /// MAX_CONVOS_PER_USER: conversations the caller created and still belongs to.
+    public static let tooManyConvos = XRPCErrorName("TooManyConvos")
     public static let invalidCipherSuite = XRPCErrorName("InvalidCipherSuite")
 
     // Commits, proposals, GroupInfo and Welcomes (MLS.md, "What the service validates")
@@ -74,6 +76,8 @@ public struct XRPCErrorName: Hashable, Sendable, CustomStringConvertible {
     public static let keyPackageNotFound = XRPCErrorName("KeyPackageNotFound")
     public static let duplicateKeyPackage = XRPCErrorName("DuplicateKeyPackage")
     public static let tooManyKeyPackages = XRPCErrorName("TooManyKeyPackages")
+    /// KEY_PACKAGE_USES_*: a commit would use up another user's KeyPackages faster than allowed (429).
+    public static let tooManyKeyPackageUses = XRPCErrorName("TooManyKeyPackageUses")
     public static let expirationTooFar = XRPCErrorName("ExpirationTooFar")
 
     // Messages and attachments

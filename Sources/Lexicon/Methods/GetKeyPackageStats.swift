@@ -18,14 +18,18 @@ public struct GetKeyPackageStatsOutput: Codable, Sendable, Equatable {
     public var threshold: Int
     public var needsReplenish: Bool
     public var byCipherSuite: [SuiteCount]?
+    /// The suites of the caller's last-resort KeyPackages (not counted in `available`).
+    public var lastResort: [String]?
 
     public init(
-        available: Int, consumed: Int, threshold: Int, needsReplenish: Bool, byCipherSuite: [SuiteCount]? = nil
+        available: Int, consumed: Int, threshold: Int, needsReplenish: Bool, byCipherSuite: [SuiteCount]? = nil,
+        lastResort: [String]? = nil
     ) {
         self.available = available
         self.consumed = consumed
         self.threshold = threshold
         self.needsReplenish = needsReplenish
         self.byCipherSuite = byCipherSuite
+        self.lastResort = lastResort
     }
 }

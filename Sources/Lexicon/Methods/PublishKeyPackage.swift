@@ -7,12 +7,17 @@ public struct PublishKeyPackageInput: Codable, Sendable, Equatable {
     public var cipherSuite: String
     /// RFC 3339 expiry the publisher asks for.
     public var expires: String?
+    /// RFC 9750 §5.1: never consumed, handed out only when the publisher has no other package; it
+    /// replaces the publisher's previous last-resort package of its suite.
+    public var lastResort: Bool?
     public var idempotencyKey: String?
 
-    public init(keyPackage: [UInt8], cipherSuite: String, expires: String? = nil, idempotencyKey: String? = nil) {
+    public init(keyPackage: [UInt8], cipherSuite: String, expires: String? = nil, lastResort: Bool? = nil,
+                idempotencyKey: String? = nil) {
         self.keyPackage = ATBytes(keyPackage)
         self.cipherSuite = cipherSuite
         self.expires = expires
+        self.lastResort = lastResort
         self.idempotencyKey = idempotencyKey
     }
 }

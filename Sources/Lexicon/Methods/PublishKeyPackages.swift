@@ -7,11 +7,14 @@ public struct PublishKeyPackagesInput: Codable, Sendable, Equatable {
         public var keyPackage: ATBytes
         public var cipherSuite: String
         public var expires: String?
+        /// As publishKeyPackage's `lastResort`.
+        public var lastResort: Bool?
 
-        public init(keyPackage: [UInt8], cipherSuite: String, expires: String? = nil) {
+        public init(keyPackage: [UInt8], cipherSuite: String, expires: String? = nil, lastResort: Bool? = nil) {
             self.keyPackage = ATBytes(keyPackage)
             self.cipherSuite = cipherSuite
             self.expires = expires
+            self.lastResort = lastResort
         }
     }
 

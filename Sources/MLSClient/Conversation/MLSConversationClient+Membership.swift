@@ -46,7 +46,8 @@ extension MLSConversationClient {
         var record = ConvoRecord(convoId: convoId, name: view?.metadata?.name)
         record.shownEntries = try store.transcript(convoId: convoId).count
         try store.saveRecord(record)
-        store.deleteKeyPackage(ref: bundle.ref)
+        // A one-time package is spent; a last-resort one may be added to the next group too.
+        if bundle.keyPackage.lastResortMark != true { store.deleteKeyPackage(ref: bundle.ref) }
         try store.appendTranscript([event(epoch: group.epoch, "joined")], convoId: convoId)
         _ = try await call { () async throws(MLSAPIError) in
             try await api.confirmWelcome(ConfirmWelcomeInput(convoId: convoId, success: true))

@@ -77,6 +77,23 @@ public actor MLSConversationClient {
         return total
     }
 
+    /// Generates a last-resort KeyPackage (RFC 9750 §5.1, marked by the `last_resort` extension),
+    /// keeps its private keys, and publishes it: the service hands it out only when this user has no
+    /// other package left, never consumes it, and drops this user's previous one of the suite. Its
+    /// private keys stay after a join, for the next group that adds it.
+    public func publishLastResortKeyPackage(lifetimeDays: Int = 30) async throws(MLSClientError) -> PublishKeyPackageOutput {
+        let now = UInt64(Date().timeIntervalSince1970)
+        let lifetime = Lifetime(notBefore: now - 3600, notAfter: now + UInt64(lifetimeDays) * 86_400)
+        let bundle = try mls { () throws(GroupError) in
+            try KeyPackageBundle.generate(suite: suite, credential: identity.credential, signingKey: signingKey, lifetime: lifetime,
+                                          extensions: [Extension(extensionType: .lastResort, extensionData: [])])
+        }
+        try store.saveKeyPackage(bundle)
+        let input = PublishKeyPackageInput(keyPackage: MLSMessage(body: .keyPackage(bundle.keyPackage)).encoded(),
+                                           cipherSuite: suiteName, lastResort: true)
+        return try await call { () async throws(MLSAPIError) in try await api.publishKeyPackage(input) }
+    }
+
     // MARK: Creating and inviting
 
     /// Creates a group and its conversation; with `inviting`, the first commit adds those DIDs

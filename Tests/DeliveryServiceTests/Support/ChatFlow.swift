@@ -44,6 +44,13 @@ struct ChatFlow {
     /// `creator` creates a group with `invitees` (each has published a KeyPackage) and the
     /// conversation on the server; returns the convo id.
     func createConvo(_ creator: MLSTestUser, with invitees: [MLSTestUser]) throws -> String {
+        let (reply, convoID) = try tryCreateConvo(creator, with: invitees)
+        XCTAssertEqual(reply.status, 200, "\(reply.json)")
+        return try XCTUnwrap(convoID)
+    }
+
+    /// createConvo as `createConvo` sends it, whatever the server answers; the convo id on 200.
+    func tryCreateConvo(_ creator: MLSTestUser, with invitees: [MLSTestUser]) throws -> (ServiceHarness.Reply, String?) {
         var group = try Group.create(suite: creator.suite, credential: creator.credential, signingKey: creator.signingKey,
                                      configuration: configuration)
         var body: [String: Any] = [
@@ -71,11 +78,10 @@ struct ChatFlow {
             body["welcomeMessage"] = MLSTestUser.bytes(output.welcome!)
         }
         let reply = try service.call("blue.catbird.mls.createConvo", as: creator.identity, json: body)
-        XCTAssertEqual(reply.status, 200, "\(reply.json)")
-        let convoID = try XCTUnwrap(reply.json["id"] as? String)
+        guard reply.status == 200, let convoID = reply.json["id"] as? String else { return (reply, nil) }
         creator.groups[convoID] = group
         creator.readSeq[convoID] = (reply.json["epoch"] as? Int ?? 0) > 0 && !invitees.isEmpty ? 1 : 0
-        return convoID
+        return (reply, convoID)
     }
 
     /// Fetches the caller's Welcome, joins, and confirms.

@@ -26,11 +26,12 @@ final class MLSTestUser {
     var did: String { identity.did.rawValue }
     var credential: Credential { .basic(identity: Array(did.utf8)) }
 
-    func makeKeyPackage(credential: Credential? = nil) throws -> KeyPackageBundle {
+    func makeKeyPackage(credential: Credential? = nil, extensions: [Extension] = []) throws -> KeyPackageBundle {
         let now = UInt64(Date().timeIntervalSince1970)
         let bundle = try KeyPackageBundle.generate(suite: suite, credential: credential ?? self.credential,
                                                    signingKey: signingKey,
-                                                   lifetime: Lifetime(notBefore: now - 3600, notAfter: now + 30 * 86_400))
+                                                   lifetime: Lifetime(notBefore: now - 3600, notAfter: now + 30 * 86_400),
+                                                   extensions: extensions)
         bundles[bundle.ref] = bundle
         return bundle
     }

@@ -10,4 +10,6 @@ public struct ExtensionType: UInt16CodePoint, Sendable {
     public static let requiredCapabilities = ExtensionType(rawValue: 3)
     public static let externalPub = ExtensionType(rawValue: 4)
     public static let externalSenders = ExtensionType(rawValue: 5)
+    /// draft-ietf-mls-extensions (IANA "last_resort_key_package", KeyPackage only): `struct {}`.
+    public static let lastResort = ExtensionType(rawValue: 0x000A)
 }
