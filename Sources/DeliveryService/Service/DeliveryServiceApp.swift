@@ -27,9 +27,13 @@ public final class DeliveryServiceApp: Sendable {
 
         monitor = HealthMonitor(database: database)
         let replayStore = PostgresReplayStore(database: database)
-        let verifier = ServiceAuthVerifier(configuration: configuration.auth,
-                                           resolver: DIDResolver(configuration: configuration.auth),
-                                           replayStore: replayStore)
+        let log = self.log
+        let resolver = DIDResolver(configuration: configuration.auth, diagnostics: { _, detail in
+            // Name lookup, connect and TLS details are for the operator; callers only learn that the
+            // document could not be fetched.
+            log.warning("DID document fetch failed", ["reason": detail])
+        })
+        let verifier = ServiceAuthVerifier(configuration: configuration.auth, resolver: resolver, replayStore: replayStore)
         let store = DeliveryStore(database: database)
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
         let blobs = try BlobDirectory(root: configuration.blobDirectory)
@@ -57,14 +61,11 @@ public final class DeliveryServiceApp: Sendable {
                 "/.well-known/did.json": PlainRoutes.didDocument(serviceDID: configuration.serviceDID,
                                                                   endpoint: configuration.serviceEndpoint),
             ],
-            authenticate: { header, nsid throws(AuthError) in try verifier.verify(authorization: header, lexiconMethod: nsid) },
+            serviceAuth: ServiceAuthChecks(verifier: verifier, resolver: resolver),
             log: log, rateLimits: rateLimits, metrics: metrics,
             webSocketRoutes: [EventService.subscribeNSID: { request, authenticate in
                 try events.upgrade(request, authenticate: authenticate)
-            }],
-            deferredReplayAuth: DeferredReplayAuth(
-                verify: { header, nsid throws(AuthError) in try verifier.verifyDeferringReplay(authorization: header, lexiconMethod: nsid) },
-                record: { claim throws(AuthError) in try verifier.record(claim) }))
+            }])
         let server = HTTPServer(configuration: configuration.http, responder: router)
         self.server = server
         let database = self.database

@@ -54,6 +54,9 @@ extension ServiceConfiguration {
         if let url = try env.httpURL("PLC_URL") { config.auth.plcURL = url }
         if let allow = try env.flag("DID_RESOLVER_ALLOW_PRIVATE") { config.auth.allowPrivateAddresses = allow }
         if let require = try env.flag("AUTH_REQUIRE_LOW_S") { config.auth.requireLowS = require }
+        if let count = try env.integer("DID_RESOLVER_THREADS", in: 1...256) { config.auth.maxFetches = count }
+        if let count = try env.integer("DID_RESOLVER_PER_HOST", in: 1...256) { config.auth.maxFetchesPerHost = count }
+        if let count = try env.integer("DID_RESOLVER_QUEUE", in: 1...100_000) { config.auth.maxQueuedFetches = count }
         let authority = config.http.host.contains(":") && !config.http.host.hasPrefix("[") ? "[\(config.http.host)]" : config.http.host
         config.serviceEndpoint = try env.httpURL("SERVICE_ENDPOINT") ?? "http://\(authority):\(config.http.port)"
 
@@ -79,6 +82,7 @@ extension ServiceConfiguration {
         // Rate limits.
         if let enabled = try env.flag("RATE_LIMIT_ENABLED") { config.rateLimits.enabled = enabled }
         try env.rateLimitRule("RATE_LIMIT_IP") { config.rateLimits.perIP = $0 }
+        try env.rateLimitRule("RATE_LIMIT_DID_RESOLUTION") { config.rateLimits.perIPResolution = $0 }
         for kind in RateLimitClass.allCases {
             try env.rateLimitRule(Self.rateLimitVariable(kind)) { config.rateLimits.perDID[kind] = $0 }
         }

@@ -24,10 +24,7 @@ extension XRPCRouter {
             upgrade = .reject(refusal.response)
         } else {
             do {
-                upgrade = try route(request) { header in
-                    guard let verify = auth.verify else { throw XRPCError.authenticationRequired }
-                    return try verify(header, nsid)
-                }
+                upgrade = try route(request) { header in try auth.verifyUpgrade(request, authorization: header, nsid: nsid) }
             } catch {
                 upgrade = .reject(webSocketRefusal(error, nsid: nsid).response)
             }

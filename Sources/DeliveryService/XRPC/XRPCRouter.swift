@@ -25,13 +25,14 @@ public final class XRPCRouter: HTTPResponder {
     private let requestCounter = Atomic<UInt64>(0)
     private let requestIDPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 
-    /// - Parameter authenticate: verifies `Authorization` for the NSID; nil refuses every
-    ///   authenticated method (used by tests of the routing layer only).
+    /// - Parameter serviceAuth: how tokens are verified (AUTH.md); without it, `authenticate`.
+    /// - Parameter authenticate: a blocking verifier returning the caller (tests of the routing
+    ///   layer only); with neither, every authenticated method is refused.
     /// - Parameter rateLimits: nil serves without limits.
     public init(methods: [XRPCMethod], plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse] = [:],
-                authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?, log: Log,
-                rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil, webSocketRoutes: [String: WebSocketRoute] = [:],
-                deferredReplayAuth: DeferredReplayAuth? = nil) {
+                serviceAuth: ServiceAuthChecks? = nil,
+                authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)? = nil, log: Log,
+                rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil, webSocketRoutes: [String: WebSocketRoute] = [:]) {
         var table: [String: XRPCMethod] = [:]
         for method in methods {
             precondition(table[method.nsid] == nil, "duplicate XRPC method \(method.nsid)")
@@ -43,8 +44,9 @@ public final class XRPCRouter: HTTPResponder {
         self.log = log
         self.metrics = metrics
         self.webSocketRoutes = webSocketRoutes
-        auth = ServiceAuth(verify: authenticate, deferred: deferredReplayAuth, metrics: metrics)
-        ipLimit = rateLimits.map { IPRateLimit(rateLimits: $0, metrics: metrics) }
+        let ipLimit = rateLimits.map { IPRateLimit(rateLimits: $0, metrics: metrics) }
+        self.ipLimit = ipLimit
+        auth = ServiceAuth(checks: serviceAuth, verify: authenticate, ipLimit: ipLimit, metrics: metrics)
         var middleware: [any XRPCMiddleware] = [RequestMetrics(metrics: metrics, log: log)]
         if let ipLimit { middleware.append(ipLimit) }
         middleware += [MethodCheck(), auth] as [any XRPCMiddleware]
@@ -71,22 +73,33 @@ public final class XRPCRouter: HTTPResponder {
         return false
     }
 
+    /// Answers without ever setting the request aside (a token whose key is not cached gets 503).
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        dispatch(request, body: nil)
+        dispatch(request, body: nil, resumption: nil).response
+    }
+
+    /// The server's call on the worker pool: nil when the request was set aside for a DID document.
+    public func respond(to request: HTTPRequest, resumption: HTTPResumption) -> HTTPResponse? {
+        let result = dispatch(request, body: nil, resumption: resumption)
+        return result.isSetAside ? nil : result.response
     }
 
     /// The whole request path; `body` is set for methods whose body is streamed (XRPCRouter+Streaming).
-    func dispatch(_ request: HTTPRequest, body: XRPCBodyReader?) -> HTTPResponse {
-        if let route = plainRoutes[request.path] { return route(request) }
+    func dispatch(_ request: HTTPRequest, body: XRPCBodyReader?, resumption: HTTPResumption?) -> XRPCResult {
+        if let route = plainRoutes[request.path] {
+            // `_health` and friends are cheap, but not free for one address to flood.
+            if let refusal = ipLimit?.refusal(for: request) { return XRPCResult(refusal) }
+            return XRPCResult(route(request))
+        }
         guard request.path.hasPrefix("/xrpc/") else {
-            return XRPCError(404, .notFound, "no route \(request.path)").response
+            return XRPCResult(XRPCError(404, .notFound, "no route \(request.path)"))
         }
         let method = methodsByPath[request.path]
         let context = XRPCRequestContext(
             nsid: method?.nsid ?? String(request.path.dropFirst(6)),
             requestID: requestIDPrefix + "-" + String(requestCounter.add(1, ordering: .relaxed).newValue, radix: 36),
-            method: method, body: body)
-        return chain(request, context).response
+            method: method, body: body, resumption: resumption)
+        return chain(request, context)
     }
 
     /// The end of the chain: the method's handler, with the context its declaration asks for.

@@ -146,24 +146,31 @@ final class IOLoop {
 
     func submit(_ request: HTTPRequest, from connection: HTTPConnection) {
         let responder = responder
-        let handle = handle
-        let descriptor = connection.socket.descriptor
-        let serial = connection.serial
-        shared.workers.submit {
-            let response = responder.respond(to: request)
-            handle.post(Completion(descriptor: descriptor, serial: serial, response: response))
-        }
+        run(for: connection) { responder.respond(to: request, resumption: $0) }
     }
 
     /// Runs a streamed-body request on the worker pool while the body is still arriving.
     func submit(_ request: HTTPRequest, body: HTTPBodyStream, from connection: HTTPConnection) {
         let responder = responder
+        run(for: connection) { responder.respond(to: request, body: body, resumption: $0) }
+    }
+
+    /// Runs `answer` on the worker pool and posts its response to the connection; an answer the
+    /// responder set aside runs again when it resumes it.
+    private func run(for connection: HTTPConnection, _ answer: @escaping @Sendable (HTTPResumption) -> HTTPResponse?) {
         let handle = handle
         let descriptor = connection.socket.descriptor
         let serial = connection.serial
-        shared.workers.submit {
-            let response = responder.respond(to: request, body: body)
+        Self.run(attempt: 0, on: shared.workers, answer) { response in
             handle.post(Completion(descriptor: descriptor, serial: serial, response: response))
+        }
+    }
+
+    private static func run(attempt: Int, on workers: WorkerPool, _ answer: @escaping @Sendable (HTTPResumption) -> HTTPResponse?,
+                            deliver: @escaping @Sendable (HTTPResponse) -> Void) {
+        workers.submit {
+            let resumption = HTTPResumption(attempt: attempt) { run(attempt: attempt + 1, on: workers, answer, deliver: deliver) }
+            if let response = answer(resumption) { deliver(response) }
         }
     }
 
