@@ -152,7 +152,8 @@ public final class DIDResolver: @unchecked Sendable {
         defer { condition.unlock() }
         let admission = queue.request(did, host: host(of: did), now: clock(), waiter: waiter)
         guard admission == .started else { return admission == .joined ? .joined : .refused }
-        if idleThreads == 0, threads < queue.maxRunning {
+        // A woken thread counts as idle until it runs: one idle thread per queued job, or more threads.
+        if idleThreads < queue.queuedCount, threads < queue.maxRunning {
             threads += 1
             let thread = Thread { [self] in work() }
             thread.name = "did-resolver"

@@ -64,5 +64,19 @@ final class RawConnection {
         return true
     }
 
+    /// Everything the server sends until it closes (or nothing arrives for `timeout` seconds).
+    func readAll(timeout: Int = 30) -> String {
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            received += buffer.prefix(count)
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     func close() { Glibc.close(fd) }
 }

@@ -75,7 +75,8 @@ final class NameLookup: @unchecked Sendable {
         guard pending < maxPending else { return false }
         queue.append(job)
         pending += 1
-        if idle == 0, threads < maxThreads {
+        // A woken thread counts as idle until it runs: one idle thread per queued job, or more threads.
+        if idle < queue.count, threads < maxThreads {
             threads += 1
             let thread = Thread { [self] in work() }
             thread.name = "name-lookup"
