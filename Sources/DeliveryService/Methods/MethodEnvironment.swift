@@ -58,6 +58,10 @@ public struct ServiceLimits: Sendable {
     public var maxBlobBytes = 50 << 20
     /// Bytes of blobs one user may store (BLOB_QUOTA_BYTES).
     public var blobQuotaBytes: Int64 = 1 << 30
+    /// Requests whose body streams to a worker (uploadBlob, large bodies), at once per user
+    /// (MAX_UPLOADS_PER_USER) and in all (MAX_UPLOADS; half the worker threads unless set).
+    public var maxUploadsPerUser = 4
+    public var maxUploads = 16
 
     public init() {}
 }

@@ -13,6 +13,7 @@ public final class DeliveryServiceApp: Sendable {
     public let metrics: ServiceMetrics
     public let rateLimits: RateLimits
     private let server: HTTPServer
+    private let router: XRPCRouter
     private let monitor: HealthMonitor
     private let maintenance: MaintenanceJob
     private let retention: RetentionJob
@@ -65,9 +66,11 @@ public final class DeliveryServiceApp: Sendable {
             log: log, rateLimits: rateLimits, metrics: metrics,
             webSocketRoutes: [EventService.subscribeNSID: { request, authenticate in
                 try events.upgrade(request, authenticate: authenticate)
-            }])
+            }],
+            uploadLimits: (configuration.limits.maxUploadsPerUser, configuration.limits.maxUploads))
         let server = HTTPServer(configuration: configuration.http, responder: router)
         self.server = server
+        self.router = router
         let database = self.database
         metrics.setGauges(ServiceMetrics.Gauges(
             httpConnections: { server.connectionCount },
@@ -98,6 +101,9 @@ public final class DeliveryServiceApp: Sendable {
 
     /// Open HTTP connections.
     public var connectionCount: Int { server.connectionCount }
+
+    /// Requests whose body is streaming to a worker now (`MAX_UPLOADS`).
+    public var uploadsInProgress: Int { router.uploadsInProgress }
 
     /// Stops accepting, lets in-flight requests finish within `SHUTDOWN_GRACE_PERIOD`, stops the
     /// background jobs, then releases the database. Safe to call more than once.

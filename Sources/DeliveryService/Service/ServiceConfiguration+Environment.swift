@@ -24,6 +24,8 @@ extension ServiceConfiguration {
         if let count = try env.integer("WORKER_THREADS", in: 1...1024) { config.http.workerThreads = count }
         if let seconds = try env.seconds("HEADER_READ_TIMEOUT") { config.http.headerReadTimeout = seconds }
         if let seconds = try env.seconds("BODY_READ_TIMEOUT") { config.http.bodyReadTimeout = seconds }
+        if let rate = try env.integer("BODY_MIN_RATE", in: 0...(1 << 30)) { config.http.streamedBodyMinimumRate = rate }
+        if let seconds = try env.seconds("BODY_STREAM_TIMEOUT") { config.http.streamedBodyTimeout = seconds }
         if let seconds = try env.seconds("IDLE_TIMEOUT") { config.http.idleTimeout = seconds }
         if let seconds = try env.seconds("SHUTDOWN_GRACE_PERIOD") { config.http.shutdownGracePeriod = seconds }
         if let count = try env.integer("MAX_CONNECTIONS", in: 1...1_000_000) { config.http.maxConnections = count }
@@ -73,6 +75,8 @@ extension ServiceConfiguration {
             config.limits.maxExternalMessageBytes = bytes
         }
         if let bytes = try env.integer("BLOB_QUOTA_BYTES", in: 0...Int(Int64.max)) { config.limits.blobQuotaBytes = Int64(bytes) }
+        if let count = try env.integer("MAX_UPLOADS_PER_USER", in: 1...1000) { config.limits.maxUploadsPerUser = count }
+        config.limits.maxUploads = try env.integer("MAX_UPLOADS", in: 1...1024) ?? max(1, config.http.workerThreads / 2)
         if let directory = env.string("BLOB_DIR") { config.blobDirectory = directory }
 
         // Group commit of sendMessage.
@@ -90,6 +94,9 @@ extension ServiceConfiguration {
             do { config.rateLimits.trustedProxies = try TrustedProxies(parsing: text) } catch {
                 throw ConfigurationError("TRUSTED_PROXIES", value: text, "expected comma-separated IP addresses or CIDRs")
             }
+            // A proxy carries many clients' connections: MAX_CONNECTIONS_PER_IP is not for it.
+            let proxies = config.rateLimits.trustedProxies
+            config.http.exemptFromConnectionLimit = { peer in IPAddress(peer).map(proxies.isTrusted) ?? false }
         }
 
         // Real-time events.

@@ -103,7 +103,13 @@ struct ServiceAuth: XRPCMiddleware {
                 case .verified(let claim):
                     return try proceed(claim, checks: checks, request, context, next: next)
                 case .needsKey(let did, let forced):
-                    return setAside(request, context, until: did, forced: forced, checks: checks)
+                    guard let refusal = park(request, resumption: context.resumption, until: did, forced: forced, checks: checks) else {
+                        return .setAside
+                    }
+                    // Over the address's budget: a rate limit, not an authentication failure.
+                    if refusal.status == 429 { return XRPCResult(refusal) }
+                    metrics?.authFailures.increment(refusal.name.rawValue)
+                    return XRPCResult(refusal)
                 }
             } else if let verify {
                 var context = context
@@ -121,10 +127,12 @@ struct ServiceAuth: XRPCMiddleware {
         return XRPCResult(refusal)
     }
 
-    /// A WebSocket upgrade's `Authorization`, verified and recorded. An upgrade is never set aside:
-    /// when the issuer's document must be fetched first, the fetch starts (within the address's
-    /// budget) and the upgrade is answered 503 with Retry-After, to be retried.
-    func verifyUpgrade(_ request: HTTPRequest, authorization: String, nsid: String) throws -> DID {
+    /// Thrown out of a WebSocket route when the handshake was set aside for a DID document.
+    struct SetAside: Error {}
+
+    /// A WebSocket upgrade's `Authorization`, verified and recorded; a handshake whose issuer's
+    /// document must be fetched first is set aside like any request (`SetAside` is thrown).
+    func verifyUpgrade(_ request: HTTPRequest, authorization: String, nsid: String, resumption: HTTPResumption?) throws -> DID {
         guard let checks else {
             guard let verify else { throw XRPCError.authenticationRequired }
             return try verify(authorization, nsid)
@@ -134,9 +142,8 @@ struct ServiceAuth: XRPCMiddleware {
             try checks.record(claim)
             return claim.did
         case .needsKey(let did, let forced):
-            if let overBudget = ipLimit?.resolutionRefusal(for: request) { throw overBudget }
-            _ = checks.fetch(did, forced) {}
-            throw XRPCError(DIDResolver.busy)
+            if let refusal = park(request, resumption: resumption, until: did, forced: forced, checks: checks) { throw refusal }
+            throw SetAside()
         }
     }
 
@@ -162,30 +169,25 @@ struct ServiceAuth: XRPCMiddleware {
         return result
     }
 
-    /// Sets the request aside until `did`'s document is fetched, if it may be: on its first run only
-    /// (a request run again after the fetch that still lacks a key gets its answer now), within the
-    /// address's budget, and while the resolver's queue has room.
-    private func setAside(_ request: HTTPRequest, _ context: XRPCRequestContext, until did: DID, forced: Bool,
-                          checks: ServiceAuthChecks) -> XRPCResult {
-        let refusal: XRPCError
-        if let resumption = context.resumption, resumption.attempt == 0 {
-            if let overBudget = ipLimit?.resolutionRefusal(for: request) { return XRPCResult(overBudget) }
-            switch checks.fetch(did, forced) { resumption.resume() } {
-            case .started, .joined:
-                return .setAside
-            case .ready:
-                // The fetch ended in the meantime: run again at once.
-                resumption.resume()
-                return .setAside
-            case .refused:
-                refusal = XRPCError(DIDResolver.busy)
-            }
-        } else if forced {
-            refusal = XRPCError(AuthError(name: AuthError.badJwtSignature, message: "signature does not verify"))
-        } else {
-            refusal = XRPCError(DIDResolver.busy)
+    /// Sets the request aside until `did`'s document is fetched, if it may be (nil), or says why not:
+    /// it may on its first run only (a request run again after the fetch that still lacks a key gets
+    /// its answer now), within the address's budget, and while the resolver's queue has room.
+    private func park(_ request: HTTPRequest, resumption: HTTPResumption?, until did: DID, forced: Bool,
+                      checks: ServiceAuthChecks) -> XRPCError? {
+        guard let resumption, resumption.attempt == 0 else {
+            return forced ? XRPCError(AuthError(name: AuthError.badJwtSignature, message: "signature does not verify"))
+                : XRPCError(DIDResolver.busy)
         }
-        metrics?.authFailures.increment(refusal.name.rawValue)
-        return XRPCResult(refusal)
+        if let overBudget = ipLimit?.resolutionRefusal(for: request) { return overBudget }
+        switch checks.fetch(did, forced) { resumption.resume() } {
+        case .started, .joined:
+            return nil
+        case .ready:
+            // The fetch ended in the meantime: run again at once.
+            resumption.resume()
+            return nil
+        case .refused:
+            return XRPCError(DIDResolver.busy)
+        }
     }
 }

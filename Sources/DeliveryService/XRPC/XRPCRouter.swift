@@ -8,7 +8,7 @@ import Synchronization
 
 /// The XRPC layer as an HTTP responder: routes `/xrpc/<nsid>` by NSID through a chain of
 /// middleware it composes once (metrics and log → IP limit → method check → service auth → DID
-/// limit) to the method's handler, and turns what the handler throws into XRPC error responses.
+/// limit → upload limit) to the method's handler, and turns what the handler throws into XRPC error responses.
 /// Request path: socket → HTTP parser → here (NSID) → middleware → handler → Store → response writer.
 public final class XRPCRouter: HTTPResponder {
     private let methods: [String: XRPCMethod]
@@ -18,6 +18,7 @@ public final class XRPCRouter: HTTPResponder {
     private let chain: XRPCNext
     let auth: ServiceAuth
     let ipLimit: IPRateLimit?
+    let uploadLimit: UploadLimit?
     let log: Log
     let metrics: ServiceMetrics?
     /// WebSocket endpoints by NSID (XRPCRouter+WebSocket.swift).
@@ -32,7 +33,8 @@ public final class XRPCRouter: HTTPResponder {
     public init(methods: [XRPCMethod], plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse] = [:],
                 serviceAuth: ServiceAuthChecks? = nil,
                 authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)? = nil, log: Log,
-                rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil, webSocketRoutes: [String: WebSocketRoute] = [:]) {
+                rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil, webSocketRoutes: [String: WebSocketRoute] = [:],
+                uploadLimits: (perUser: Int, total: Int)? = nil) {
         var table: [String: XRPCMethod] = [:]
         for method in methods {
             precondition(table[method.nsid] == nil, "duplicate XRPC method \(method.nsid)")
@@ -54,11 +56,16 @@ public final class XRPCRouter: HTTPResponder {
             middleware.append(CallerRateLimit(rateLimits: rateLimits, metrics: metrics,
                                               classes: table.mapValues { RateLimitClass(nsid: $0.nsid) }))
         }
+        uploadLimit = uploadLimits.map { UploadLimit(perUser: $0.perUser, total: $0.total, metrics: metrics) }
+        if let uploadLimit { middleware.append(uploadLimit) }
         let errors = XRPCErrorMapping(log: log, metrics: metrics)
         chain = middleware.composed { request, context in Self.invoke(request, context, errors: errors) }
     }
 
     public var nsids: [String] { methods.keys.sorted() }
+
+    /// Requests whose body is streaming to a worker now.
+    public var uploadsInProgress: Int { uploadLimit?.openCount ?? 0 }
 
     func method(for path: String) -> XRPCMethod? {
         methodsByPath[path]
@@ -106,8 +113,11 @@ public final class XRPCRouter: HTTPResponder {
     private static func invoke(_ request: HTTPRequest, _ context: XRPCRequestContext,
                                errors: XRPCErrorMapping) -> XRPCResult {
         guard let method = context.method else { return XRPCResult(.methodNotImplemented(context.nsid)) }
-        let base = XRPCContext(request: request, nsid: context.nsid, requestID: context.requestID)
         do {
+            var request = request
+            // A buffered method whose large body was streamed so that its token came first.
+            if let body = context.body, method.streamedBody == nil { request.body = try body.readAll(limit: method.maxBodySize) }
+            let base = XRPCContext(request: request, nsid: context.nsid, requestID: context.requestID)
             let output: XRPCOutput
             switch method.handler {
             case .unauthenticated(let handler):

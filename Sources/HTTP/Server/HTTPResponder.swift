@@ -11,6 +11,9 @@ public protocol HTTPResponder: Sendable {
     /// (RFC 6455 §4.2.1), on the thread `mayBlock` chooses. `.accept` switches the connection to
     /// WebSocket; nil (the default) answers it as an ordinary request through `respond(to:)`.
     func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade?
+    /// The same on the worker pool, where the handshake may be set aside (`.setAside`, then
+    /// `resumption.resume()`); the default answers through `webSocketUpgrade(for:)`.
+    func webSocketUpgrade(for request: HTTPRequest, resumption: HTTPResumption) -> WebSocketUpgrade?
     /// Whether this request's body is buffered (the default) or streamed to `respond(to:body:)`.
     /// Asked only for requests that carry a body (Content-Length or chunked), instead of `maxBodySize`.
     func bodyHandling(for head: HTTPRequestHead) -> HTTPBodyHandling
@@ -31,6 +34,9 @@ extension HTTPResponder {
     public func maxBodySize(for head: HTTPRequestHead) -> Int { -1 }
     public func mayBlock(_ head: HTTPRequestHead) -> Bool { true }
     public func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade? { nil }
+    public func webSocketUpgrade(for request: HTTPRequest, resumption: HTTPResumption) -> WebSocketUpgrade? {
+        webSocketUpgrade(for: request)
+    }
     public func bodyHandling(for head: HTTPRequestHead) -> HTTPBodyHandling { .buffered }
     public func respond(to request: HTTPRequest, resumption: HTTPResumption) -> HTTPResponse? { respond(to: request) }
     public func respond(to request: HTTPRequest, body: HTTPBodyStream, resumption: HTTPResumption) -> HTTPResponse? {
