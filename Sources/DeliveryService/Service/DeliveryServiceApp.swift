@@ -32,7 +32,7 @@ public final class DeliveryServiceApp: Sendable {
         let resolver = DIDResolver(configuration: configuration.auth, diagnostics: { _, detail in
             // Name lookup, connect and TLS details are for the operator; callers only learn that the
             // document could not be fetched.
-            log.warning("DID document fetch failed", ["reason": detail])
+            log.info("DID document fetch failed", ["reason": detail])
         })
         let verifier = ServiceAuthVerifier(configuration: configuration.auth, resolver: resolver, replayStore: replayStore)
         let store = DeliveryStore(database: database)
