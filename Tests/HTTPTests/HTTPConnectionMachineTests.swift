@@ -141,6 +141,11 @@ final class HTTPConnectionMachineTests: XCTestCase {
         return limits
     }()
 
+    /// `count` body bytes read and taken by the stream's consumer.
+    private static func bodyBytes(_ count: Int) -> [Event] {
+        [.ready(.readable), .read(.bytes(count, short: true)), .parsed(consumed: count, .bodyPart(accepted: true)), .parsed(consumed: 0, .needsMore)]
+    }
+
     /// A stream begun at `start` with no body byte yet.
     private func pacedStream() -> MachineHarness {
         var h = MachineHarness(limits: Self.paced)
@@ -158,8 +163,7 @@ final class HTTPConnectionMachineTests: XCTestCase {
         for _ in 0..<20 {
             h.advance(5)
             if let timer = h.machine.timer, h.now >= timer { cut = h.describe(h.send(.tick)); break }
-            h.send([.ready(.readable), .read(.bytes(1, short: true)), .parsed(consumed: 1, .bodyPart(accepted: true)),
-                    .parsed(consumed: 0, .needsMore)])
+            h.send(Self.bodyBytes(1))
             XCTAssertLessThanOrEqual(h.machine.timer ?? .max, h.now + 20, "never later than the silence timeout")
         }
         // 20 ns of grace plus one per byte, one byte per 5 ns: due at 25.
@@ -171,13 +175,11 @@ final class HTTPConnectionMachineTests: XCTestCase {
     func testStreamedBody_EndsAtItsOverallLimit_HoweverFastItWasSentBefore() {
         var h = pacedStream()
         h.advance(5)
-        h.send([.ready(.readable), .read(.bytes(1000, short: true)), .parsed(consumed: 1000, .bodyPart(accepted: true)),
-                .parsed(consumed: 0, .needsMore)])
+        h.send(Self.bodyBytes(1000))
         XCTAssertEqual(h.machine.timer, h.now + 20, "the silence timeout is the nearer")
         for _ in 0..<5 {
             h.advance(10)
-            h.send([.ready(.readable), .read(.bytes(1, short: true)), .parsed(consumed: 1, .bodyPart(accepted: true)),
-                    .parsed(consumed: 0, .needsMore)])
+            h.send(Self.bodyBytes(1))
         }
         XCTAssertEqual(h.machine.timer, MachineHarness.start + 60, "the limit, not the credit of 1000 bytes")
         h.advance(5)
@@ -202,8 +204,7 @@ final class HTTPConnectionMachineTests: XCTestCase {
         var h = RestingState.streamingBody.harness
         for _ in 0..<50 {
             h.advance(15)
-            h.send([.ready(.readable), .read(.bytes(1, short: true)), .parsed(consumed: 1, .bodyPart(accepted: true)),
-                    .parsed(consumed: 0, .needsMore)])
+            h.send(Self.bodyBytes(1))
         }
         XCTAssertEqual(h.machine.timer, h.now + 20)
     }
