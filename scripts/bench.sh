@@ -4,8 +4,9 @@
 # loopback PLC directory served by ds-bench, and every request rate measured by wrk with 64
 # connections for 10 s. Sections: PostgreSQL ceiling (pgbench), HTTP layer next to nginx (issues 2,
 # 15), delivery service with CPU and WAL per request (issues 6, 15), real-time events, MLS (issues
-# 3, 5). Rate limits are off on the bench server (RATE_LIMIT_ENABLED=0): every request comes from
-# 127.0.0.1 and a few DIDs, so the per-IP and per-DID buckets would answer 429 instead of measuring
+# 3, 5), abuse (issue 14). Rate limits are off on the bench server (RATE_LIMIT_ENABLED=0) and so is
+# the per-address connection cap (MAX_CONNECTIONS_PER_IP=0): every request comes from 127.0.0.1 and a
+# few DIDs, so the per-IP and per-DID buckets would answer 429, and the cap 503, instead of measuring
 # the service.
 # CPU: per run, the utime + stime that /proc gives for the server, for every PostgreSQL process and
 # for the load generator, divided by the requests the run completed. In the delivery-service runs
@@ -43,10 +44,11 @@ plc_port=$(free_port)
 port=$(free_port)
 base="http://127.0.0.1:$port"
 service_did="did:web:localhost"
-$bin/ds-bench plc --port "$plc_port" --dir "$dir/plc" &
+# DIDs it does not hold get their 404 only after 20 s: the stalled directory of the abuse line.
+$bin/ds-bench plc --port "$plc_port" --dir "$dir/plc" --junk-delay 20 &
 pids+=($!)
 SERVICE_DID=$service_did PLC_URL="http://127.0.0.1:$plc_port" DID_RESOLVER_ALLOW_PRIVATE=1 LOG_LEVEL=warning \
-  RATE_LIMIT_ENABLED=0 PORT=$port $bin/catbird-mls-server &
+  RATE_LIMIT_ENABLED=0 MAX_CONNECTIONS_PER_IP=0 PORT=$port $bin/catbird-mls-server &
 server_pid=$!
 pids+=($server_pid)
 for _ in $(seq 1 100); do curl -sf "$base/xrpc/_health" >/dev/null && break; sleep 0.1; done
@@ -258,6 +260,14 @@ read_run "getConvos (16 convos × 16)" "$base" get-convos.txt
 out=$(load -s Benchmarks/wrk/xrpc-data.lua "$xrpc.publishKeyPackage" -- 2 publish "$dir/load/publish.txt")
 summarise "publishKeyPackage" "$out"
 $bin/ds-bench add-members --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --adds 100 --rounds 5
+
+echo
+echo "== Abuse (issue 14): a known user's getConvos, 20 calls/s, alone, then while tokens for random did:plc values arrive"
+echo "   at 100/s from fresh connections (the directory answers those only after 20 s; the service gives each fetch 3 s)"
+rss() { awk '/^VmRSS/ {printf "%.0f MiB", $2 / 1024}' "/proc/$server_pid/status"; }
+rss_before=$(rss)
+$bin/ds-bench abuse --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --junk-rate 100 --seconds 10
+echo "    server RSS: $rss_before before, $(rss) after"
 
 echo
 echo "== Real-time events: one convo, 200 subscribeConvoEvents sockets (40 members × 5, EVENTS_MAX_SOCKETS_PER_USER's default),"

@@ -39,7 +39,8 @@ struct EventsReport {
     }
 }
 
-private extension String {
+extension String {
+    /// Right-aligned in `width` columns (the reports' figure columns).
     func leftPadded(_ width: Int) -> String {
         String(repeating: " ", count: max(0, width - count)) + self
     }

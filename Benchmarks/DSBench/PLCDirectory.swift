@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HTTP
 
@@ -11,15 +12,31 @@ enum PLCDirectory {
         try Data(user.didDocument.utf8).write(to: url, options: .atomic)
     }
 
-    /// Serves the folder on 127.0.0.1:`port` until the process is killed.
-    static func serve(port: Int, directory: String) throws -> Never {
-        let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: port, ioThreads: 1, workerThreads: 4)
-        let responder = ClosureResponder(mayBlock: { _ in true }) { request in
-            document(at: request.path, in: directory)
-        }
-        let server = HTTPServer(configuration: configuration, responder: responder)
+    /// Serves the folder on 127.0.0.1:`port` until the process is killed. With `junkDelay`, a DID
+    /// that is not in the folder gets its 404 only after that many seconds (a directory that stalls
+    /// on junk, issue 14), without holding a thread meanwhile.
+    static func serve(port: Int, directory: String, junkDelay: Double? = nil) throws -> Never {
+        let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: port, ioThreads: 1, workerThreads: 4,
+                                                    headerReadTimeout: 60, bodyReadTimeout: 60, idleTimeout: 120, maxConnections: 65_536)
+        let server = HTTPServer(configuration: configuration, responder: Responder(directory: directory, junkDelay: junkDelay))
         try server.start()
         while true { sleep(3600) }
+    }
+
+    private struct Responder: HTTPResponder {
+        let directory: String
+        let junkDelay: Double?
+
+        func respond(to request: HTTPRequest) -> HTTPResponse {
+            document(at: request.path, in: directory)
+        }
+
+        func respond(to request: HTTPRequest, resumption: HTTPResumption) -> HTTPResponse? {
+            let response = document(at: request.path, in: directory)
+            guard let junkDelay, response.status == 404, resumption.attempt == 0 else { return response }
+            DispatchQueue.global().asyncAfter(deadline: .now() + junkDelay) { resumption.resume() }
+            return nil
+        }
     }
 
     static func document(at path: String, in directory: String) -> HTTPResponse {

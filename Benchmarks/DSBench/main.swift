@@ -1,8 +1,11 @@
 // `ds-bench`: the delivery-service load generator of `make bench` (scripts/bench.sh). A client
 // only: it talks to a running server over HTTP and never links server code.
 //
-//   ds-bench plc --port P --dir D
-//       serves the DID documents written to D as a PLC directory, until killed
+//   ds-bench plc --port P --dir D [--junk-delay S]
+//       serves the DID documents written to D as a PLC directory, until killed; with --junk-delay,
+//       DIDs not in D get their 404 only after S seconds
+//   ds-bench abuse --server URL --audience DID --plc-dir D [--junk-rate 100] [--seconds 10] [--known-rate 20]
+//       a known user's getConvos latency while tokens for unknown DIDs arrive at --junk-rate per second
 //   ds-bench prepare --server URL --audience DID --plc-dir D --out O
 //                    [--senders 16] [--convos 16] [--send-requests 30000] [--key-packages 25000]
 //                    [--ciphertext-size 1024] [--read-requests 40000]
@@ -63,6 +66,13 @@ func addMembers(_ options: Options) throws {
                         requests.max()! * 1000, results[0].requestBytes / 1024, rounds))
 }
 
+func abuse(_ options: Options) throws {
+    let bench = AbuseBench(client: try options.client(), plcDirectory: try options.string("plc-dir"),
+                           junkRate: try options.int("junk-rate", default: 100), seconds: try options.int("seconds", default: 10),
+                           knownRate: try options.int("known-rate", default: 20))
+    try bench.run()
+}
+
 func events(_ options: Options) throws {
     let server = try options.string("server")
     guard let port = server.split(separator: ":").last.flatMap({ Int($0) }) else {
@@ -81,7 +91,10 @@ func events(_ options: Options) throws {
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     switch options.command {
-    case "plc": try PLCDirectory.serve(port: try options.int("port", default: 0), directory: try options.string("dir"))
+    case "plc":
+        try PLCDirectory.serve(port: try options.int("port", default: 0), directory: try options.string("dir"),
+                               junkDelay: try options.optionalInt("junk-delay").map(Double.init))
+    case "abuse": try abuse(options)
     case "prepare": try prepare(options)
     case "add-members": try addMembers(options)
     case "events": try events(options)

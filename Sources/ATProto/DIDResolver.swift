@@ -4,73 +4,238 @@ import HTTP
 import Synchronization
 
 /// Resolves a DID to its atproto signing key (AUTH.md "DID resolution"), with the per-DID cache
-/// and the rate-limited forced refresh of check 8. Every failure is a `BadJwtSignature`.
-public final class DIDResolver: Sendable {
+/// and the rate-limited forced refresh of check 8. Every failure is a `BadJwtSignature` (a 503
+/// `ServiceUnavailable` when the resolver is too busy to try).
+///
+/// Fetches never run on the caller's thread: they run on the resolver's own few threads
+/// (`maxFetches`, at most `maxFetchesPerHost` to one host), queued up to `maxQueuedFetches` and for
+/// at most `resolutionTimeout` seconds, one fetch per DID at a time. The server asks the cache
+/// (`cachedKey`, never blocks) and, when the document must be fetched first, sets the request aside
+/// with `fetch(_:then:)` until the fetch ends; `signingKey(for:forceRefresh:)` waits for it instead,
+/// for callers that may block (the CLI, tests).
+public final class DIDResolver: @unchecked Sendable {
+    /// What a request for a DID document came to.
+    public enum Admission: Equatable, Sendable {
+        /// A fetch was queued, or one already was: `then` runs once it ends.
+        case started, joined
+        /// The cache answers already (another fetch just ended): `then` is not called.
+        case ready
+        /// The queue is full: nothing will be fetched and `then` is not called.
+        case refused
+    }
+
+    /// The cache's answer, without any network.
+    enum CachedKey: Equatable {
+        case key(AtprotoSigningKey)
+        case failure(AuthError)
+        case missing
+    }
+
+    public typealias Waiter = @Sendable () -> Void
+
     private let configuration: ServiceAuthConfiguration
     private let client: HTTPClient
     private let clock: @Sendable () -> Date
+    /// Told why a fetch failed (name lookup, connect, TLS, status): for the log, never the caller.
+    private let diagnostics: (@Sendable (_ did: DID, _ detail: String) -> Void)?
     private let cache: Mutex<DIDKeyCache>
+    /// The PLC directory's host, the per-host cap's key for every did:plc.
+    private let plcHost: String
+    // Guarded by `condition`, the fetch threads' only shared mutable state.
+    private let condition = NSCondition()
+    private var queue: DIDFetchQueue<Waiter>
+    private var threads = 0
+    private var idleThreads = 0
 
-    public init(configuration: ServiceAuthConfiguration, clock: @escaping @Sendable () -> Date = Date.init) {
+    public static let busy = AuthError(name: AuthError.serviceUnavailable, message: "DID resolution is busy, retry later")
+
+    public init(configuration: ServiceAuthConfiguration, clock: @escaping @Sendable () -> Date = Date.init,
+                diagnostics: (@Sendable (_ did: DID, _ detail: String) -> Void)? = nil) {
         self.configuration = configuration
         self.clock = clock
+        self.diagnostics = diagnostics
         client = HTTPClient(timeout: configuration.resolutionTimeout, maxBodySize: configuration.maxDocumentSize,
                             allowPrivateAddresses: configuration.allowPrivateAddresses)
         cache = Mutex(DIDKeyCache(freshFor: configuration.keyFreshFor, hardExpiry: configuration.keyHardExpiry,
-                                  negativeFor: configuration.negativeCacheFor,
+                                  negativeFor: configuration.negativeCacheFor, transientFor: configuration.transientFailureCacheFor,
                                   forcedRefreshInterval: configuration.forcedRefreshInterval,
                                   capacity: configuration.maxCachedDIDs))
+        queue = DIDFetchQueue(maxQueued: configuration.maxQueuedFetches, maxRunning: configuration.maxFetches,
+                              maxPerHost: configuration.maxFetchesPerHost)
+        plcHost = URLComponents(string: configuration.plcURL)?.host?.lowercased() ?? configuration.plcURL
     }
 
-    /// The DID's signing key. With `forceRefresh`, the cache is bypassed unless this DID was
-    /// force-refreshed less than `forcedRefreshInterval` ago, in which case the cached answer stands.
-    public func signingKey(for did: DID, forceRefresh: Bool) throws(AuthError) -> AtprotoSigningKey {
-        let now = clock()
-        let (lookup, mayFetch) = cache.withLock { cache in
-            (cache.lookup(did, now: now), forceRefresh ? cache.claimForcedRefresh(did, now: now) : true)
-        }
-        switch (lookup, forceRefresh) {
-        case (.fresh(let key), false):
-            return key
-        case (.negative(let error), false):
-            throw error
-        case (.fresh(let key), true) where !mayFetch, (.stale(let key), true) where !mayFetch:
-            return key
-        case (.negative(let error), true) where !mayFetch:
-            throw error
-        default:
-            break
-        }
+    // MARK: The cache
 
-        switch fetch(did) {
-        case .success(let key):
-            cache.withLock { $0.store(key, for: did, now: now) }
-            return key
-        case .failure(.definitive(let error)):
-            cache.withLock { $0.storeFailure(error, for: did, now: now) }
-            throw error
-        case .failure(.transient(let error)):
-            // A stale key outlives a flaky directory, up to the hard expiry.
-            if case .stale(let key) = lookup { return key }
-            if case .fresh(let key) = lookup { return key }
-            throw error
+    /// The cached answer for `did`. A stale key is served as it is while a refresh is queued behind
+    /// it (no caller waits for a key it holds), unless that refresh failed a moment ago.
+    func cachedKey(for did: DID) -> CachedKey {
+        switch cache.withLock({ $0.lookup(did, now: clock()) }) {
+        case .fresh(let key):
+            return .key(key)
+        case .stale(let key, let refreshDue):
+            if refreshDue { _ = request(did, waiter: nil) }
+            return .key(key)
+        case .negative(let error):
+            return .failure(error)
+        case .miss:
+            return .missing
         }
+    }
+
+    /// Claims the DID's forced refresh (AUTH.md check 8): false while the last one is less than
+    /// `forcedRefreshInterval` old.
+    func claimForcedRefresh(_ did: DID) -> Bool {
+        let now = clock()
+        return cache.withLock { $0.claimForcedRefresh(did, now: now) }
+    }
+
+    // MARK: Fetching
+
+    /// Fetches `did`'s document on the resolver's threads (or joins the fetch already under way)
+    /// and calls `then` once its outcome is in the cache, or once it gave up waiting for a slot.
+    /// Unless `forced`, a DID the cache can answer is `.ready` at once.
+    public func fetch(_ did: DID, forced: Bool, then waiter: @escaping Waiter) -> Admission {
+        if !forced, cachedKey(for: did) != .missing { return .ready }
+        return request(did, waiter: waiter)
+    }
+
+    /// Blocks until the DID's signing key is known. With `forceRefresh`, the cache is bypassed unless
+    /// this DID was force-refreshed less than `forcedRefreshInterval` ago, in which case the cached
+    /// answer stands.
+    public func signingKey(for did: DID, forceRefresh: Bool) throws(AuthError) -> AtprotoSigningKey {
+        let fetchNow: Bool
+        switch cache.withLock({ $0.lookup(did, now: clock()) }) {
+        case .fresh(let key):
+            if !forceRefresh || !claimForcedRefresh(did) { return key }
+            fetchNow = true
+        case .stale(let key, let refreshDue):
+            if !(forceRefresh ? claimForcedRefresh(did) : refreshDue) { return key }
+            fetchNow = true
+        case .negative(let error):
+            if !forceRefresh || !claimForcedRefresh(did) { throw error }
+            fetchNow = true
+        case .miss:
+            fetchNow = true
+        }
+        if fetchNow { try fetchAndWait(did) }
+        switch cachedKey(for: did) {
+        case .key(let key): return key
+        case .failure(let error): throw error
+        case .missing: throw Self.busy
+        }
+    }
+
+    /// Fetches `did` now (joining a fetch under way) and waits until it ends.
+    func fetchAndWait(_ did: DID) throws(AuthError) {
+        let done = DispatchSemaphore(value: 0)
+        switch request(did, waiter: { done.signal() }) {
+        case .started, .joined:
+            // The fetch ends within its own deadline once it runs, and leaves the queue after as long.
+            _ = done.wait(timeout: .now() + 2 * configuration.resolutionTimeout + 1)
+        case .ready:
+            break
+        case .refused:
+            throw Self.busy
+        }
+    }
+
+    /// Fetches in flight and queued (metrics, tests).
+    public var pendingFetches: (running: Int, queued: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (queue.runningCount, queue.queuedCount)
+    }
+
+    private func request(_ did: DID, waiter: Waiter?) -> Admission {
+        condition.lock()
+        defer { condition.unlock() }
+        let admission = queue.request(did, host: host(of: did), now: clock(), waiter: waiter)
+        guard admission == .started else { return admission == .joined ? .joined : .refused }
+        // A woken thread counts as idle until it runs: one idle thread per queued job, or more threads.
+        if idleThreads < queue.queuedCount, threads < queue.maxRunning {
+            threads += 1
+            let thread = Thread { [self] in work() }
+            thread.name = "did-resolver"
+            thread.start()
+        }
+        condition.signal()
+        return .started
+    }
+
+    /// One fetch thread: takes what the caps allow, fetches, stores, wakes the waiters. Threads
+    /// come and go with the load; an idle one ends after a while.
+    private func work() {
+        condition.lock()
+        while true {
+            let expired = queue.expire(olderThan: configuration.resolutionTimeout, now: clock())
+            if !expired.isEmpty {
+                condition.unlock()
+                expired.forEach { $0() }
+                condition.lock()
+                continue
+            }
+            if let job = queue.next() {
+                condition.unlock()
+                resolve(job.did)
+                condition.lock()
+                let waiters = queue.finish(job.did)
+                // A host slot freed: a job that waited for it may run on another thread.
+                condition.broadcast()
+                condition.unlock()
+                waiters.forEach { $0() }
+                condition.lock()
+                continue
+            }
+            idleThreads += 1
+            // While jobs wait (for a host slot), wake often enough to expire them on time.
+            let wait = queue.queuedCount > 0 ? min(0.25, configuration.resolutionTimeout) : 10
+            let signalled = condition.wait(until: Date(timeIntervalSinceNow: wait))
+            idleThreads -= 1
+            if !signalled, queue.queuedCount == 0 {
+                threads -= 1
+                condition.unlock()
+                return
+            }
+        }
+    }
+
+    private func host(of did: DID) -> String {
+        switch did.method {
+        case .plc: plcHost
+        case .web: did.webHostAndPort?.host ?? ""
+        }
+    }
+
+    /// Fetches the document and records the outcome in the cache.
+    private func resolve(_ did: DID) {
+        let outcome = fetchDocument(did)
+        let now = clock()
+        cache.withLock { cache in
+            switch outcome {
+            case .success(let key): cache.store(key, for: did, now: now)
+            case .failure(.definitive(let error)): cache.storeFailure(error, transient: false, for: did, now: now)
+            case .failure(.transient(let error, _)): cache.storeFailure(error, transient: true, for: did, now: now)
+            }
+        }
+        if case .failure(.transient(_, let detail)) = outcome { diagnostics?(did, detail) }
     }
 
     private enum FetchError: Error {
         /// The directory answered: no such DID, or no usable key. Cached for `negativeCacheFor`.
         case definitive(AuthError)
-        /// Network trouble or an unexpected status: not cached.
-        case transient(AuthError)
+        /// Network trouble or an unexpected status: cached for `transientFailureCacheFor`. The
+        /// detail (name lookup, connect, TLS, status) goes to the log, never to the caller.
+        case transient(AuthError, detail: String)
     }
 
-    private func fetch(_ did: DID) -> Result<AtprotoSigningKey, FetchError> {
-        let url = documentURL(for: did)
+    private func fetchDocument(_ did: DID) -> Result<AtprotoSigningKey, FetchError> {
+        let unreachable = AuthError.badJwtSignature("could not fetch the DID document of \(did)")
         let response: HTTPClientResponse
         do {
-            response = try client.get(url)
+            response = try client.get(documentURL(for: did))
         } catch {
-            return .failure(.transient(.badJwtSignature("could not resolve \(did): \(error)")))
+            return .failure(.transient(unreachable, detail: "\(error)"))
         }
         switch response.status {
         case 200:
@@ -78,7 +243,7 @@ public final class DIDResolver: Sendable {
         case 404, 410:
             return .failure(.definitive(.badJwtSignature("DID not found: \(did)")))
         default:
-            return .failure(.transient(.badJwtSignature("could not resolve \(did): status \(response.status)")))
+            return .failure(.transient(unreachable, detail: "status \(response.status)"))
         }
         do {
             let document = try DIDDocument.parse(response.body)

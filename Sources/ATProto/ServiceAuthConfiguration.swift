@@ -12,7 +12,8 @@ public struct ServiceAuthConfiguration: Sendable {
     public var clockSkew: Double = 60
     /// Longest token lifetime accepted, counted from now, in seconds.
     public var maxTokenLifetime: Double = 3600
-    /// Overall time budget for one DID document fetch, in seconds.
+    /// Overall time budget for one DID document fetch (name lookup, connect, TLS, body), in seconds;
+    /// a fetch also waits at most this long in the queue for a free slot.
     public var resolutionTimeout: Double = 3
     /// Cap on a DID document's size in bytes.
     public var maxDocumentSize: Int = 128 * 1024
@@ -22,6 +23,15 @@ public struct ServiceAuthConfiguration: Sendable {
     public var keyHardExpiry: Double = 24 * 3600
     /// Remember that a DID has no document or no usable key for this long.
     public var negativeCacheFor: Double = 120
+    /// Remember that a DID's document could not be fetched (time-out, connection refused, an
+    /// unexpected status) for this long: a flood of tokens for it costs one fetch per interval.
+    public var transientFailureCacheFor: Double = 10
+    /// DID documents fetched at once (the resolver's threads), across all hosts.
+    public var maxFetches: Int = 16
+    /// DID documents fetched at once from one host (the PLC directory is one host).
+    public var maxFetchesPerHost: Int = 8
+    /// Fetches waiting for a free slot; beyond this a request that needs one is refused (503).
+    public var maxQueuedFetches: Int = 256
     /// At most one forced (signature-failure) refresh per DID in this interval (AUTH.md check 8).
     public var forcedRefreshInterval: Double = 60
     /// Upper bound on DIDs held in the key cache.

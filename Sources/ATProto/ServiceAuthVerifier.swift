@@ -2,8 +2,18 @@ import Basics
 import Foundation
 import Primitives
 
+/// What AUTH.md's checks 1–8 came to from the cache alone.
+public enum ServiceAuthOutcome: Sendable, Equatable {
+    /// Checks 1–8 passed; check 9 (replay) is left to the caller.
+    case verified(ReplayClaim)
+    /// The issuer's signing key must be fetched first (`forced`: check 8's one refresh after a
+    /// signature that the cached key does not verify): `DIDResolver.fetch`, then check again.
+    case needsKey(DID, forced: Bool)
+}
+
 /// Verifies `Authorization: Bearer <jwt>` service-auth tokens, running AUTH.md's checks 1–9 in
-/// order. Checks 1–6 are pure and run before any network I/O.
+/// order. Checks 1–6 are pure and run before any network I/O; `check` never touches the network
+/// at all, and says when a key must be fetched first.
 public final class ServiceAuthVerifier: Sendable {
     /// Longest `jti` accepted; real ones are 16–64 characters.
     public static let maxJTILength = 256
@@ -40,10 +50,24 @@ public final class ServiceAuthVerifier: Sendable {
         guard remembered else { throw .replayedToken }
     }
 
-    /// Checks 1–8; check 9 is left to the caller, who records the returned claim in the same
-    /// transaction as the write the token authorises (one commit, one WAL flush for both), or
-    /// with `ReplayStore.remember` if no such write happens.
+    /// Checks 1–8, waiting for the issuer's DID document when the cache does not have it (callers
+    /// that may block: tests, tools); check 9 is left to the caller, who records the returned claim
+    /// in the same transaction as the write the token authorises (one commit, one WAL flush for
+    /// both), or with `ReplayStore.remember` if no such write happens.
     public func verifyDeferringReplay(authorization: String?, lexiconMethod nsid: String) throws(AuthError) -> ReplayClaim {
+        // A miss, then check 8's forced refresh: two fetches at most, then the cache answers.
+        for _ in 0..<3 {
+            switch try check(authorization: authorization, lexiconMethod: nsid) {
+            case .verified(let claim): return claim
+            case .needsKey(let did, _): try resolver.fetchAndWait(did)
+            }
+        }
+        throw DIDResolver.busy
+    }
+
+    /// Checks 1–8 from the key cache, never waiting on the network: the claim, or the DID whose
+    /// document must be fetched before the token can be judged. Check 9 is left to the caller.
+    public func check(authorization: String?, lexiconMethod nsid: String) throws(AuthError) -> ServiceAuthOutcome {
         let now = clock().timeIntervalSince1970
 
         // 1. Header present and well-formed.
@@ -83,9 +107,9 @@ public final class ServiceAuthVerifier: Sendable {
         do { did = try DID(iss) } catch { throw .badJwtIss(error.reason) }
 
         // 7–8. Signature, with one rate-limited forced refresh on failure.
-        try checkSignature(jwt, algorithm: algorithm, issuer: did)
+        if let fetch = try checkSignature(jwt, algorithm: algorithm, issuer: did) { return fetch }
 
-        return ReplayClaim(did: did, jti: jti, until: Date(timeIntervalSince1970: exp + configuration.clockSkew))
+        return .verified(ReplayClaim(did: did, jti: jti, until: Date(timeIntervalSince1970: exp + configuration.clockSkew)))
     }
 
     /// RFC 6750 §2.1: `Bearer` (case-insensitive scheme), one space, the token.
@@ -116,7 +140,10 @@ public final class ServiceAuthVerifier: Sendable {
         return algorithm
     }
 
-    private func checkSignature(_ jwt: ServiceAuthJWT, algorithm: AtprotoSigningKey.Algorithm, issuer did: DID) throws(AuthError) {
+    /// Nil when the signature verifies with the cached key; the fetch to make first when there is
+    /// no cached key, or when it does not verify and check 8's refresh is due.
+    private func checkSignature(_ jwt: ServiceAuthJWT, algorithm: AtprotoSigningKey.Algorithm,
+                                issuer did: DID) throws(AuthError) -> ServiceAuthOutcome? {
         // Raw r||s only; DER (70–72 bytes) and anything else fail before the network is touched.
         guard jwt.signature.count == 2 * algorithm.curve.scalarSize else {
             throw .badJwtSignature("signature must be \(2 * algorithm.curve.scalarSize)-byte r||s")
@@ -124,13 +151,17 @@ public final class ServiceAuthVerifier: Sendable {
         if configuration.requireLowS && !ECDSA.isLowS(raw: jwt.signature, curve: algorithm.curve) {
             throw .badJwtSignature("high-S signature")
         }
-        let key = try resolver.signingKey(for: did, forceRefresh: false)
-        if Self.isValid(jwt, algorithm: algorithm, key: key) { return }
-
-        // 8. The user may have rotated keys since we cached theirs.
-        guard let refreshed = try? resolver.signingKey(for: did, forceRefresh: true), refreshed != key,
-              Self.isValid(jwt, algorithm: algorithm, key: refreshed)
-        else { throw .badJwtSignature("signature does not verify") }
+        let key: AtprotoSigningKey
+        switch resolver.cachedKey(for: did) {
+        case .key(let cached): key = cached
+        case .failure(let error): throw error
+        case .missing: return .needsKey(did, forced: false)
+        }
+        if Self.isValid(jwt, algorithm: algorithm, key: key) { return nil }
+        // 8. The user may have rotated keys since we cached theirs: one refresh per DID and interval,
+        // after which the token is checked again against whatever key the cache then holds.
+        if resolver.claimForcedRefresh(did) { return .needsKey(did, forced: true) }
+        throw .badJwtSignature("signature does not verify")
     }
 
     private static func isValid(_ jwt: ServiceAuthJWT, algorithm: AtprotoSigningKey.Algorithm, key: AtprotoSigningKey) -> Bool {

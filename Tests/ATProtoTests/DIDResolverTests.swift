@@ -1,7 +1,10 @@
 import Basics
+import Dispatch
+import Foundation
+import Primitives
+import Synchronization
 import TestSupport
 import XCTest
-import Primitives
 @testable import ATProto
 
 /// Resolution against the loopback PLC directory with a hand-moved clock.
@@ -64,12 +67,109 @@ final class DIDResolverTests: XCTestCase {
         XCTAssertEqual(plc.requestCount("/\(missing)"), 2)
     }
 
-    func testTransientFailuresAreNotCached() throws {
+    func testTransientFailuresAreCachedForTenSeconds() throws {
         failPLC(status: 503)
         XCTAssertThrowsError(try resolver.signingKey(for: did, forceRefresh: false))
         plc.setJSON("/\(did)", Fixtures.multikeyDocument(did: did, key: key))
+        clock.advance(by: 9)
+        XCTAssertThrowsError(try resolver.signingKey(for: did, forceRefresh: false), "the failure is remembered")
+        XCTAssertEqual(fetches, 1)
+        clock.advance(by: 1)
         XCTAssertNoThrow(try resolver.signingKey(for: did, forceRefresh: false))
         XCTAssertEqual(fetches, 2)
+    }
+
+    func testCacheOnlyLookup_NeverFetches_AndServesAStaleKeyWhileRefreshingBehindIt() throws {
+        XCTAssertEqual(resolver.cachedKey(for: did), .missing)
+        XCTAssertEqual(fetches, 0, "asking the cache touches no network")
+        _ = try resolver.signingKey(for: did, forceRefresh: false)
+        let rotated = try ECDSAPrivateKey.generate(curve: .p256)
+        plc.setJSON("/\(did)", Fixtures.multikeyDocument(did: did, key: rotated))
+        clock.advance(by: 3601)
+        // Stale: the old key at once, and a refresh queued behind it.
+        XCTAssertEqual(resolver.cachedKey(for: did), .key(AtprotoSigningKey(publicKey: key.publicKey)!))
+        waitUntilIdle()
+        XCTAssertEqual(fetches, 2)
+        XCTAssertEqual(resolver.cachedKey(for: did), .key(AtprotoSigningKey(publicKey: rotated.publicKey)!))
+    }
+
+    func testAFailedBackgroundRefreshKeepsTheKey_AndIsRetriedOnlyAfterTenSeconds() throws {
+        _ = try resolver.signingKey(for: did, forceRefresh: false)
+        failPLC()
+        clock.advance(by: 3601)
+        XCTAssertEqual(resolver.cachedKey(for: did), .key(AtprotoSigningKey(publicKey: key.publicKey)!))
+        waitUntilIdle()
+        XCTAssertEqual(fetches, 2)
+        for _ in 0..<5 { XCTAssertEqual(resolver.cachedKey(for: did), .key(AtprotoSigningKey(publicKey: key.publicKey)!)) }
+        waitUntilIdle()
+        XCTAssertEqual(fetches, 2, "no refresh within ten seconds of the failed one")
+        clock.advance(by: 10)
+        _ = resolver.cachedKey(for: did)
+        waitUntilIdle()
+        XCTAssertEqual(fetches, 3)
+    }
+
+    /// Concurrent requests for one DID share one fetch: every waiter is called once it ends.
+    func testSingleFlight_ManyRequestsForOneDID_FetchOnce() throws {
+        let gate = LoopbackHTTPServer.Gate()
+        plc.set("/\(did)", .gated(gate, LoopbackHTTPServer.jsonResponse(Fixtures.multikeyDocument(did: did, key: key))))
+        let called = DispatchGroup()
+        var admissions: [DIDResolver.Admission] = []
+        for _ in 0..<50 {
+            called.enter()
+            admissions.append(resolver.fetch(did, forced: false) { called.leave() })
+        }
+        XCTAssertEqual(admissions.first, .started)
+        XCTAssertEqual(admissions.dropFirst().filter { $0 == .joined }.count, 49)
+        gate.open()
+        XCTAssertEqual(called.wait(timeout: .now() + 10), .success, "every waiter is told")
+        XCTAssertEqual(fetches, 1)
+        XCTAssertEqual(resolver.cachedKey(for: did), .key(AtprotoSigningKey(publicKey: key.publicKey)!))
+        XCTAssertEqual(resolver.fetch(did, forced: false) {}, .ready, "the cache answers now")
+        XCTAssertEqual(fetches, 1)
+    }
+
+    /// At most `maxFetchesPerHost` fetches to one host run at once, the others wait in the queue;
+    /// another host is not held up by them, and a full queue refuses at once.
+    func testCaps_PerHostAndQueue() throws {
+        var configuration = ServiceAuthConfiguration(serviceDID: Fixtures.serviceDID, plcURL: plc.baseURL, allowPrivateAddresses: true)
+        configuration.maxFetches = 3
+        configuration.maxFetchesPerHost = 2
+        configuration.maxQueuedFetches = 4
+        let resolver = DIDResolver(configuration: configuration, clock: clock.closure)
+        let gate = LoopbackHTTPServer.Gate()
+        let dids = (0..<4).map { _ in Fixtures.randomPLC() }
+        for did in dids {
+            plc.set("/\(did)", .gated(gate, LoopbackHTTPServer.jsonResponse(Fixtures.multikeyDocument(did: did, key: key))))
+        }
+        let done = DispatchGroup()
+        for did in dids {
+            done.enter()
+            XCTAssertEqual(resolver.fetch(did, forced: false) { done.leave() }, .started)
+        }
+        waitUntil { gate.waitingCount == 2 }
+        XCTAssertEqual(resolver.pendingFetches.running, 2, "two to the PLC host")
+        XCTAssertEqual(resolver.pendingFetches.queued, 2)
+        // did:web:localhost is another host: it runs beside them.
+        let web = try DID("did:web:localhost%3A\(plc.port)")
+        plc.set("/.well-known/did.json", .gated(gate, LoopbackHTTPServer.jsonResponse(Fixtures.multikeyDocument(did: web, key: key))))
+        done.enter()
+        XCTAssertEqual(resolver.fetch(web, forced: false) { done.leave() }, .started)
+        waitUntil { gate.waitingCount == 3 }
+        XCTAssertEqual(resolver.pendingFetches.running, 3)
+        // The queue holds four: a fifth is refused without waiting.
+        XCTAssertEqual(resolver.fetch(Fixtures.randomPLC(), forced: false) {}, .started)
+        XCTAssertEqual(resolver.fetch(Fixtures.randomPLC(), forced: false) {}, .started)
+        XCTAssertEqual(resolver.pendingFetches.queued, 4)
+        XCTAssertEqual(resolver.fetch(Fixtures.randomPLC(), forced: false) {}, .refused)
+        XCTAssertThrowsError(try resolver.signingKey(for: Fixtures.randomPLC(), forceRefresh: false)) {
+            XCTAssertEqual(($0 as? AuthError)?.name, "ServiceUnavailable")
+            XCTAssertEqual(($0 as? AuthError)?.status, 503)
+        }
+        gate.open()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        for _ in 0..<1000 where resolver.pendingFetches != (0, 0) { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(plc.totalRequests, 7)
     }
 
     func testRedirectFromDirectoryIsAFailure() throws {
@@ -99,14 +199,28 @@ final class DIDResolverTests: XCTestCase {
         XCTAssertEqual(try resolver.signingKey(for: did, forceRefresh: false).curve, .p256, "the refresh updated the cache")
     }
 
-    func testSSRFGuardAppliesToResolution() throws {
+    /// The refusal's detail goes to the diagnostics (the log), never to the caller.
+    func testSSRFGuardAppliesToResolution_AndItsDetailIsNotReturned() throws {
+        let details = Mutex<[String]>([])
         let guarded = DIDResolver(configuration: ServiceAuthConfiguration(serviceDID: Fixtures.serviceDID, plcURL: plc.baseURL),
-                                  clock: clock.closure)
+                                  clock: clock.closure, diagnostics: { _, detail in details.withLock { $0.append(detail) } })
         XCTAssertThrowsError(try guarded.signingKey(for: did, forceRefresh: false)) {
             XCTAssertEqual(($0 as? AuthError)?.name, "BadJwtSignature")
-            XCTAssertTrue(($0 as? AuthError)?.message.contains("forbiddenAddress") ?? false, "\($0)")
+            XCTAssertEqual(($0 as? AuthError)?.message, "could not fetch the DID document of \(did)")
         }
+        XCTAssertEqual(details.withLock { $0.count }, 1)
+        XCTAssertTrue(details.withLock { $0[0] }.contains("forbiddenAddress"), details.withLock { $0[0] })
         XCTAssertEqual(plc.totalRequests, 0)
+    }
+
+    /// Waits for the resolver's background work; bounded, so a fetch that never ends fails the test.
+    private func waitUntilIdle(file: StaticString = #filePath, line: UInt = #line) {
+        waitUntil(file: file, line: line) { self.resolver.pendingFetches == (0, 0) }
+    }
+
+    private func waitUntil(file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool) {
+        for _ in 0..<1000 where !condition() { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertTrue(condition(), "not reached", file: file, line: line)
     }
 
     func testDidWebLocalhostUsesHTTPAndPort() throws {

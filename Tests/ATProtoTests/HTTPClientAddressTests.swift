@@ -30,7 +30,8 @@ final class HTTPClientAddressTests: XCTestCase {
 
     func testIPv6() {
         for blocked in ["::", "::1", "fe80::1", "febf::1", "fc00::1", "fd12:3456::1", "ff02::1", "2001:db8::1",
-                        "::ffff:7f00:1", "::ffff:a00:1", "64:ff9b::a9fe:a9fe", "2002:c0a8:101::1", "fec0::1", "::7f00:1"] {
+                        "::ffff:7f00:1", "::ffff:a00:1", "64:ff9b::a9fe:a9fe", "2002:c0a8:101::1", "fec0::1", "::7f00:1",
+                        "64:ff9b:1::808:808", "64:ff9b:1:ffff:ffff:ffff:ffff:ffff"] {
             XCTAssertFalse(v6(blocked).isPubliclyRoutable, blocked)
         }
         for open in ["2606:4700::1111", "2a00:1450:4001::200e", "::ffff:808:808", "64:ff9b::808:808", "2002:808:808::1"] {

@@ -262,6 +262,31 @@ final class ServiceAuthVerifierTests: XCTestCase {
         h.assertFails("Bearer \(h.token())", "BadJwtSignature")
     }
 
+    /// `check` answers from the cache alone: it names the DID to fetch instead of fetching it.
+    func testCheck_NeverWaitsOnTheNetwork() throws {
+        let header = "Bearer \(h.token())"
+        XCTAssertEqual(try h.verifier.check(authorization: header, lexiconMethod: Fixtures.nsid), .needsKey(h.k256DID, forced: false))
+        XCTAssertEqual(h.plc.totalRequests, 0)
+        _ = try h.resolver.signingKey(for: h.k256DID, forceRefresh: false)
+        guard case .verified(let claim) = try h.verifier.check(authorization: header, lexiconMethod: Fixtures.nsid) else {
+            return XCTFail("the cached key verifies the token")
+        }
+        XCTAssertEqual(claim.did, h.k256DID)
+        // A signature the cached key does not verify: check 8's one refresh is asked for, then refused.
+        let rotated = try ECDSAPrivateKey.generate(curve: .secp256k1)
+        let signedByRotated = "Bearer \(h.token(key: rotated))"
+        XCTAssertEqual(try h.verifier.check(authorization: signedByRotated, lexiconMethod: Fixtures.nsid), .needsKey(h.k256DID, forced: true))
+        XCTAssertThrowsError(try h.verifier.check(authorization: signedByRotated, lexiconMethod: Fixtures.nsid)) {
+            XCTAssertEqual(($0 as? AuthError)?.name, "BadJwtSignature")
+        }
+        XCTAssertEqual(h.fetches(h.k256DID), 1, "check itself fetched nothing")
+        // Checks 1–6 fail before the cache is even asked.
+        XCTAssertThrowsError(try h.verifier.check(authorization: "Bearer \(h.token(payload: h.payload(lxm: "\"x.y.z\"", did: Fixtures.randomPLC())))",
+                                                  lexiconMethod: Fixtures.nsid)) {
+            XCTAssertEqual(($0 as? AuthError)?.name, "BadJwtLexiconMethod")
+        }
+    }
+
     func testRotationToAnotherCurve() throws {
         XCTAssertNoThrow(try h.verify("Bearer \(h.token())"))
         let rotated = try ECDSAPrivateKey.generate(curve: .p256)

@@ -40,9 +40,12 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.http.port, 8080)
         XCTAssertEqual(config.http.workerThreads, 32)
         XCTAssertNil(config.http.tls)
-        XCTAssertEqual(config.http.maxConnectionsPerIP, 0)
+        XCTAssertEqual(config.http.maxConnectionsPerIP, 64)
+        XCTAssertNil(config.http.exemptFromConnectionLimit)
         XCTAssertEqual(config.http.headerReadTimeout, 10)
         XCTAssertEqual(config.http.bodyReadTimeout, 30)
+        XCTAssertEqual(config.http.streamedBodyMinimumRate, 4096)
+        XCTAssertEqual(config.http.streamedBodyTimeout, 900)
         XCTAssertEqual(config.http.idleTimeout, 60)
         XCTAssertEqual(config.http.maxConnections, 4096)
         XCTAssertEqual(config.http.shutdownGracePeriod, 10)
@@ -61,8 +64,14 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.blobDirectory, ".data/blobs")
         XCTAssertEqual(config.limits.maxExternalMessageBytes, 10 << 20)
         XCTAssertEqual(config.limits.blobQuotaBytes, 1 << 30)
+        XCTAssertEqual(config.limits.maxUploadsPerUser, 4)
+        XCTAssertEqual(config.limits.maxUploads, 16)
+        XCTAssertEqual(config.auth.maxFetches, 16)
+        XCTAssertEqual(config.auth.maxFetchesPerHost, 8)
+        XCTAssertEqual(config.auth.maxQueuedFetches, 256)
         XCTAssertTrue(config.rateLimits.enabled)
         XCTAssertEqual(config.rateLimits.perIP, RateLimitConfiguration.defaultIPRule)
+        XCTAssertEqual(config.rateLimits.perIPResolution, RateLimitRule(ratePerSecond: 2, burst: 30))
         XCTAssertEqual(config.rateLimits.perDID[.send], RateLimitClass.send.defaultRule)
         XCTAssertNil(config.events.ticketKey)
         XCTAssertEqual(config.events.ticketLifetime, 30)
@@ -95,6 +104,8 @@ final class ConfigurationTests: XCTestCase {
         "RETENTION_INTERVAL_SECONDS": "60", "MESSAGE_BATCH_LANES": "4", "MESSAGE_BATCH_MAX": "32",
         "RATE_LIMIT_IPV6_PREFIX": "48", "MAX_CONVOS_PER_USER": "12", "MESSAGE_QUOTA_BYTES": "65536",
         "KEY_PACKAGE_USES_PER_REQUESTER": "3", "KEY_PACKAGE_USES_PER_TARGET": "9", "KEY_PACKAGE_USE_WINDOW": "600",
+        "DID_RESOLVER_THREADS": "5", "DID_RESOLVER_PER_HOST": "2", "DID_RESOLVER_QUEUE": "11", "RATE_LIMIT_DID_RESOLUTION": "1,3",
+        "BODY_MIN_RATE": "100", "BODY_STREAM_TIMEOUT": "120", "MAX_UPLOADS_PER_USER": "2", "MAX_UPLOADS": "6",
     ]
 
     /// The README's table names exactly these variables, and each one, set alone, changes the
@@ -126,6 +137,18 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.http.workerThreads, 4)
         XCTAssertEqual(config.http.tls, HTTPServerTLSConfiguration(certificateChainFile: "/c.pem", privateKeyFile: "/k.pem"))
         XCTAssertEqual(config.http.maxConnectionsPerIP, 7)
+        XCTAssertEqual(config.http.streamedBodyMinimumRate, 100)
+        XCTAssertEqual(config.http.streamedBodyTimeout, 120)
+        XCTAssertEqual(config.http.exemptFromConnectionLimit?("10.1.2.3"), true, "a trusted proxy")
+        XCTAssertEqual(config.http.exemptFromConnectionLimit?("203.0.113.1"), false)
+        XCTAssertEqual(config.limits.maxUploadsPerUser, 2)
+        XCTAssertEqual(config.limits.maxUploads, 6)
+        XCTAssertEqual(config.auth.maxFetches, 5)
+        XCTAssertEqual(config.auth.maxFetchesPerHost, 2)
+        XCTAssertEqual(config.auth.maxQueuedFetches, 11)
+        XCTAssertEqual(config.rateLimits.perIPResolution, RateLimitRule(ratePerSecond: 1, burst: 3))
+        XCTAssertEqual(try configuration(["WORKER_THREADS": "10"]).limits.maxUploads, 5, "half the workers unless set")
+        XCTAssertNil(try configuration(["RATE_LIMIT_DID_RESOLUTION": "off"]).rateLimits.perIPResolution)
         XCTAssertEqual(config.http.headerReadTimeout, 1.5)
         XCTAssertEqual(config.http.bodyReadTimeout, 2)
         XCTAssertEqual(config.http.idleTimeout, 5)
@@ -225,6 +248,9 @@ final class ConfigurationTests: XCTestCase {
             ("RATE_LIMIT_IPV6_PREFIX", "16"), ("RATE_LIMIT_IPV6_PREFIX", "129"), ("MAX_CONVOS_PER_USER", "0"),
             ("MESSAGE_QUOTA_BYTES", "0"), ("MESSAGE_QUOTA_BYTES", "1GB"), ("KEY_PACKAGE_USES_PER_REQUESTER", "0"),
             ("KEY_PACKAGE_USES_PER_TARGET", "-1"), ("KEY_PACKAGE_USE_WINDOW", "0"), ("KEY_PACKAGE_USE_WINDOW", "2592001"),
+            ("DID_RESOLVER_THREADS", "0"), ("DID_RESOLVER_PER_HOST", "x"), ("DID_RESOLVER_QUEUE", "0"),
+            ("RATE_LIMIT_DID_RESOLUTION", "2"), ("BODY_MIN_RATE", "-1"), ("BODY_STREAM_TIMEOUT", "0"),
+            ("MAX_UPLOADS_PER_USER", "0"), ("MAX_UPLOADS", "0"),
         ]
         for (name, value) in cases {
             let error = refusal([name: value], names: name)

@@ -32,9 +32,26 @@ final class RateLimitSlowlorisTests: XCTestCase {
 final class RawConnection {
     private let fd: Int32
 
-    init(port: UInt16) throws {
+    /// What `poll()` received so far.
+    private(set) var received: [UInt8] = []
+
+    /// - Parameter source: the local address to connect from (any of 127.0.0.0/8 on loopback), so
+    ///   that one test can be several clients.
+    init(port: UInt16, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, source, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                Glibc.close(fd)
+                throw POSIXError(.EADDRNOTAVAIL)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -54,6 +71,32 @@ final class RawConnection {
         return bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
+    /// False once the peer has closed or reset the connection.
+    func send(bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// Takes what has arrived without waiting (into `received`); true once the server closed.
+    func poll() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                received += buffer.prefix(count)
+                continue
+            }
+            if count == 0 { return true }
+            return errno != EAGAIN && errno != EWOULDBLOCK
+        }
+    }
+
+    /// The status code of the response in `received`, if its status line arrived.
+    var receivedStatus: Int? {
+        let text = String(decoding: received, as: UTF8.self)
+        guard let line = text.split(separator: "\r\n").first, line.hasPrefix("HTTP/1.1 ") else { return nil }
+        return Int(line.split(separator: " ")[1])
+    }
+
     /// True when a read would report end of stream or an error (the server hung up).
     var isClosedByPeer: Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -62,6 +105,20 @@ final class RawConnection {
         if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
         // A response (e.g. 408) counts too: the server gave up on this request.
         return true
+    }
+
+    /// Everything the server sends until it closes (or nothing arrives for `timeout` seconds).
+    func readAll(timeout: Int = 30) -> String {
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            received += buffer.prefix(count)
+        }
+        return String(decoding: received, as: UTF8.self)
     }
 
     func close() { Glibc.close(fd) }

@@ -40,12 +40,18 @@ final class ConnectionMachineExplorationTests: XCTestCase {
             let m = world.machine
             func relative(_ deadline: UInt64?) -> Int64? { deadline.map { Int64(bitPattern: $0 &- world.now) } }
             deadlines = [m.transport.writeDeadline, m.transport.deadline, m.http.deadline, m.webSocket?.nextPing,
-                         m.webSocket?.pongDeadline, m.webSocket?.closeDeadline, m.timer].map(relative)
+                         m.webSocket?.pongDeadline, m.webSocket?.closeDeadline, m.timer,
+                         m.http.pace?.deadline, m.http.pace?.limit].map(relative)
             let t = m.transport
             transport = [t.isTLS, t.readable, t.writable, t.peerHungUp, t.peerClosed, t.inputUnexamined, t.fileBody, t.flushPending,
                          t.closeAfterFlush].map { $0 ? 1 : 0 } + [t.heldInput, t.unsent, t.lifecycle.hashValue]
             http = m.http
             http.deadline = nil
+            // The pace's deadlines are compared relative to the clock above; what it keeps while
+            // paused is already relative.
+            if m.http.bodyStream == .flowing {
+                http.pace?.pause(now: world.now)
+            }
             webSocket = m.webSocket.map { [$0.stage: $0.closeCode] } ?? [:]
             step = world.step
             parser = world.parser
@@ -55,10 +61,22 @@ final class ConnectionMachineExplorationTests: XCTestCase {
     }
 
     func testEveryReachableState_KeepsTheInvariants() {
+        explore(limits: MachineHarness.limits)
+    }
+
+    /// The same with a streamed body's minimum rate and overall limit (issue 14) switched on.
+    func testEveryReachableState_WithAStreamPace_KeepsTheInvariants() {
+        var limits = MachineHarness.limits
+        limits.http.streamMinimumRate = 4_000_000_000
+        limits.http.streamMaximum = 50
+        explore(limits: limits)
+    }
+
+    private func explore(limits: HTTPConnectionMachine.Limits) {
         var seen = Set<Key>()
         var frontier: [World] = []
         for tls in [false, true] {
-            let harness = MachineHarness(tls: tls)
+            let harness = MachineHarness(tls: tls, limits: limits)
             let world = World(machine: harness.machine, now: harness.now)
             frontier.append(world)
             seen.insert(Key(world))
@@ -70,7 +88,7 @@ final class ConnectionMachineExplorationTests: XCTestCase {
             var next: [World] = []
             for world in frontier {
                 for event in events(in: world) {
-                    var harness = MachineHarness()
+                    var harness = MachineHarness(limits: limits)
                     harness.machine = world.machine
                     harness.now = world.now
                     if event == .tick, let timer = world.machine.timer { harness.now = Swift.max(harness.now, timer) }

@@ -131,6 +131,84 @@ final class HTTPConnectionMachineTests: XCTestCase {
         assertActions(&h, .bodyConsumerCaughtUp, "timer+20, parse")
     }
 
+    // MARK: A streamed body's pace (issue 14)
+
+    /// One byte per fake nanosecond after a grace of 20 (the body timeout), 60 in all.
+    private static let paced: HTTPConnectionMachine.Limits = {
+        var limits = MachineHarness.limits
+        limits.http.streamMinimumRate = 1_000_000_000
+        limits.http.streamMaximum = 60
+        return limits
+    }()
+
+    /// `count` body bytes read and taken by the stream's consumer.
+    private static func bodyBytes(_ count: Int) -> [Event] {
+        [.ready(.readable), .read(.bytes(count, short: true)), .parsed(consumed: count, .bodyPart(accepted: true)), .parsed(consumed: 0, .needsMore)]
+    }
+
+    /// A stream begun at `start` with no body byte yet.
+    private func pacedStream() -> MachineHarness {
+        var h = MachineHarness(limits: Self.paced)
+        h.send([.ready(.readable), .read(.bytes(40, short: true)), .parsed(consumed: 40, .head(.init(hasBody: true, streamed: true))),
+                .parsed(consumed: 0, .needsMore)])
+        XCTAssertEqual(h.machine.timer, MachineHarness.start + 20, "grace: the body timeout")
+        return h
+    }
+
+    /// A client dripping a byte every few nanoseconds resets the silence timeout each time, but
+    /// falls behind the rate: cut with 408 when the bytes it sent no longer pay for the time it took.
+    func testStreamedBody_ADripIsCut_WhenItFallsBehindTheMinimumRate() {
+        var h = pacedStream()
+        var cut: String?
+        for _ in 0..<20 {
+            h.advance(5)
+            if let timer = h.machine.timer, h.now >= timer { cut = h.describe(h.send(.tick)); break }
+            h.send(Self.bodyBytes(1))
+            XCTAssertLessThanOrEqual(h.machine.timer ?? .max, h.now + 20, "never later than the silence timeout")
+        }
+        // 20 ns of grace plus one per byte, one byte per 5 ns: due at 25.
+        XCTAssertEqual(h.now, MachineHarness.start + 25)
+        XCTAssertEqual(cut, "fail stream(timedOut), timer off, write timeout(close)")
+    }
+
+    /// A fast client earns time, but never past the overall limit.
+    func testStreamedBody_EndsAtItsOverallLimit_HoweverFastItWasSentBefore() {
+        var h = pacedStream()
+        h.advance(5)
+        h.send(Self.bodyBytes(1000))
+        XCTAssertEqual(h.machine.timer, h.now + 20, "the silence timeout is the nearer")
+        for _ in 0..<5 {
+            h.advance(10)
+            h.send(Self.bodyBytes(1))
+        }
+        XCTAssertEqual(h.machine.timer, MachineHarness.start + 60, "the limit, not the credit of 1000 bytes")
+        h.advance(5)
+        assertActions(&h, .tick, "fail stream(timedOut), timer off, write timeout(close)")
+    }
+
+    /// While the server holds the body back, neither clock runs against the client.
+    func testStreamedBody_PaceStopsWhileTheConsumerIsBehind() {
+        var h = pacedStream()
+        h.advance(10)
+        h.send([.ready(.readable), .read(.bytes(5, short: true))])
+        XCTAssertEqual(h.machine.timer, MachineHarness.start + 25, "grace 20 + 5 bytes")
+        assertActions(&h, .parsed(consumed: 5, .bodyPart(accepted: false)), "timer off")
+        h.advance(500)
+        assertActions(&h, .bodyConsumerCaughtUp, "timer+15, parse")
+        // 15 left on the pace and 50 on the limit, counted from now.
+        h.advance(15)
+        assertActions(&h, .tick, "fail stream(timedOut), timer off, write timeout(close)")
+    }
+
+    func testStreamedBody_WithoutPace_OnlySilenceCounts() {
+        var h = RestingState.streamingBody.harness
+        for _ in 0..<50 {
+            h.advance(15)
+            h.send(Self.bodyBytes(1))
+        }
+        XCTAssertEqual(h.machine.timer, h.now + 20)
+    }
+
     func testWriteDeadline_MeasuresTimeWithoutProgress() {
         var h = RestingState.respondingBlocked.harness
         XCTAssertEqual(h.machine.timer, h.now + 40)

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -12,6 +13,34 @@ public final class LoopbackHTTPServer: Sendable {
         case raw([UInt8])
         /// Read the request, then send nothing until the client gives up.
         case hang
+        /// These bytes once `gate` opens (a directory that answers only when the test says so).
+        case gated(Gate, [UInt8])
+        /// These bytes after `seconds` (a directory that answers late, or after the client gave up).
+        case delayed(Double, [UInt8])
+    }
+
+    /// Holds `gated` replies until opened.
+    public final class Gate: Sendable {
+        private let opened = DispatchSemaphore(value: 0)
+        private let waiting = Mutex(0)
+
+        public init() {}
+
+        /// Lets every held and later reply through.
+        public func open() {
+            opened.signal()
+        }
+
+        /// Replies held now.
+        public var waitingCount: Int { waiting.withLock { $0 } }
+
+        func wait() {
+            waiting.withLock { $0 += 1 }
+            opened.wait()
+            // Pass the signal on: one open releases everybody.
+            opened.signal()
+            waiting.withLock { $0 -= 1 }
+        }
     }
 
     public let port: UInt16
@@ -19,6 +48,7 @@ public final class LoopbackHTTPServer: Sendable {
     private let replies = Mutex<[String: Reply]>([:])
     private let counts = Mutex<[String: Int]>([:])
     private let requestHeads = Mutex<[String]>([])
+    private let fallback = Mutex<Reply?>(nil)
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -65,9 +95,20 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// A JSON document with Content-Length framing.
     public func setJSON(_ path: String, _ json: String, status: Int = 200) {
+        set(path, .raw(Self.jsonResponse(json, status: status)))
+    }
+
+    /// The bytes `setJSON` serves.
+    public static func jsonResponse(_ json: String, status: Int = 200) -> [UInt8] {
         let body = Array(json.utf8)
         let head = "HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        set(path, .raw(Array(head.utf8) + body))
+        return Array(head.utf8) + body
+    }
+
+    /// What `path` gets when no reply is set for it (404 unless replaced): for example every DID
+    /// the test did not publish.
+    public func setFallback(_ reply: Reply?) {
+        fallback.withLock { $0 = reply }
     }
 
     public func requestCount(_ path: String) -> Int {
@@ -111,7 +152,7 @@ public final class LoopbackHTTPServer: Sendable {
             if request.first == 0x16 {
                 counts.withLock { $0["<tls>", default: 0] += 1 }
                 let reply = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                _ = reply.withCString { send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                _ = reply.withCString { Glibc.send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
                 return
             }
         }
@@ -121,16 +162,28 @@ public final class LoopbackHTTPServer: Sendable {
         let parts = requestLine.split(separator: " ")
         let path = parts.count == 3 ? String(parts[1]) : ""
         counts.withLock { $0[path, default: 0] += 1 }
-        switch replies.withLock({ $0[path] }) {
+        switch replies.withLock({ $0[path] }) ?? fallback.withLock({ $0 }) {
         case .raw(let bytes)?:
-            bytes.withUnsafeBytes { _ = send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            Self.write(bytes, on: connection)
         case .hang?:
             // Blocks until the client closes or the receive timeout passes.
             _ = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+        case .gated(let gate, let bytes)?:
+            gate.wait()
+            Self.write(bytes, on: connection)
+        case .delayed(let seconds, let bytes)?:
+            Thread.sleep(forTimeInterval: seconds)
+            Self.write(bytes, on: connection)
         case nil:
             let notFound = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-            _ = notFound.withCString { send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            _ = notFound.withCString { Glibc.send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         }
+    }
+}
+
+extension LoopbackHTTPServer {
+    private static func write(_ bytes: [UInt8], on connection: Int32) {
+        bytes.withUnsafeBytes { _ = Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 }
 

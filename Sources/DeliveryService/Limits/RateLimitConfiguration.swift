@@ -4,6 +4,10 @@ public struct RateLimitConfiguration: Sendable {
     public var enabled = true
     /// Per client IP, checked before authentication; nil = no IP limit.
     public var perIP: RateLimitRule? = RateLimitConfiguration.defaultIPRule
+    /// Per client IP: requests whose token names a DID with no cached key, so that its document
+    /// must be fetched first (random DIDs must not turn the service into an amplifier against the
+    /// PLC directory); nil = no limit.
+    public var perIPResolution: RateLimitRule? = RateLimitConfiguration.defaultResolutionRule
     /// Per caller DID and class, checked after authentication; a missing class is unlimited.
     public var perDID: [RateLimitClass: RateLimitRule] =
         Dictionary(uniqueKeysWithValues: RateLimitClass.allCases.map { ($0, $0.defaultRule) })
@@ -14,6 +18,7 @@ public struct RateLimitConfiguration: Sendable {
     public var ipv6Prefix = 64
 
     public static let defaultIPRule = RateLimitRule(ratePerSecond: 100, burst: 500)
+    public static let defaultResolutionRule = RateLimitRule(ratePerSecond: 2, burst: 30)
 
     public init() {}
 }

@@ -1,9 +1,11 @@
 import Dispatch
 
-/// The service's limiters: one keyed by client IP (before auth), one per method class keyed by DID.
+/// The service's limiters: one keyed by client IP (before auth), one keyed by client IP for DID
+/// document fetches, one per method class keyed by DID.
 public final class RateLimits: Sendable {
     public let configuration: RateLimitConfiguration
     private let ipLimiter: RateLimiter?
+    private let resolutionLimiter: RateLimiter?
     private let didLimiters: [RateLimitClass: RateLimiter]
     private let clock: @Sendable () -> UInt64
 
@@ -14,6 +16,7 @@ public final class RateLimits: Sendable {
         self.clock = clock
         let enabled = configuration.enabled
         ipLimiter = enabled ? configuration.perIP.map { RateLimiter(rule: $0) } : nil
+        resolutionLimiter = enabled ? configuration.perIPResolution.map { RateLimiter(rule: $0) } : nil
         didLimiters = enabled ? configuration.perDID.mapValues { RateLimiter(rule: $0) } : [:]
     }
 
@@ -35,12 +38,17 @@ public final class RateLimits: Sendable {
         return "\(parsed.masked(toPrefix: configuration.ipv6Prefix))/\(configuration.ipv6Prefix)"
     }
 
+    /// One DID document fetch on behalf of `address` (a token whose issuer has no cached key).
+    public func checkDIDResolution(_ address: String) -> RateLimitDecision {
+        resolutionLimiter?.take(address, now: clock()) ?? .allowed
+    }
+
     public func checkDID(_ did: String, class kind: RateLimitClass) -> RateLimitDecision {
         didLimiters[kind]?.take(did, now: clock()) ?? .allowed
     }
 
     /// Buckets held in memory across every limiter.
     public var keyCount: Int {
-        (ipLimiter?.keyCount ?? 0) + didLimiters.values.reduce(0) { $0 + $1.keyCount }
+        (ipLimiter?.keyCount ?? 0) + (resolutionLimiter?.keyCount ?? 0) + didLimiters.values.reduce(0) { $0 + $1.keyCount }
     }
 }

@@ -65,6 +65,10 @@ public struct ServiceLimits: Sendable {
     public var messageQuotaBytes: Int64 = 1 << 30
     /// KEY_PACKAGE_USES_PER_REQUESTER, KEY_PACKAGE_USES_PER_TARGET, KEY_PACKAGE_USE_WINDOW.
     public var keyPackageUses = KeyPackageUseLimits()
+    /// Requests whose body streams to a worker (uploadBlob, large bodies), at once per user
+    /// (MAX_UPLOADS_PER_USER) and in all (MAX_UPLOADS; half the worker threads unless set).
+    public var maxUploadsPerUser = 4
+    public var maxUploads = 16
 
     public init() {}
 

@@ -23,7 +23,7 @@ public final class ServiceMetrics: Sendable {
     private let methodOrder: [String]
     public let authFailures = LabeledCounters()
     public let commitRejections = LabeledCounters()
-    /// Keyed by `ip` or a `RateLimitClass` raw value.
+    /// Keyed by `ip`, `did_resolution`, `uploads` or a `RateLimitClass` raw value.
     private let rateLimited: [String: Counter]
     public let epochsAdvanced = Counter()
     private let gauges = Mutex<Gauges?>(nil)
@@ -31,7 +31,7 @@ public final class ServiceMetrics: Sendable {
     public init(nsids: [String]) {
         methodOrder = nsids.sorted() + [Self.unknownMethod]
         methods = Dictionary(uniqueKeysWithValues: methodOrder.map { ($0, MethodMetrics(nsid: $0)) })
-        rateLimited = Dictionary(uniqueKeysWithValues: (["ip"] + RateLimitClass.allCases.map(\.rawValue)).map { ($0, Counter()) })
+        rateLimited = Dictionary(uniqueKeysWithValues: (["ip", "did_resolution", "uploads"] + RateLimitClass.allCases.map(\.rawValue)).map { ($0, Counter()) })
     }
 
     /// The live values read at scrape time; set once the server exists.

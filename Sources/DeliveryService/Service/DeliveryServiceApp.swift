@@ -13,6 +13,7 @@ public final class DeliveryServiceApp: Sendable {
     public let metrics: ServiceMetrics
     public let rateLimits: RateLimits
     private let server: HTTPServer
+    private let router: XRPCRouter
     private let monitor: HealthMonitor
     private let maintenance: MaintenanceJob
     private let retention: RetentionJob
@@ -27,9 +28,13 @@ public final class DeliveryServiceApp: Sendable {
 
         monitor = HealthMonitor(database: database)
         let replayStore = PostgresReplayStore(database: database)
-        let verifier = ServiceAuthVerifier(configuration: configuration.auth,
-                                           resolver: DIDResolver(configuration: configuration.auth),
-                                           replayStore: replayStore)
+        let log = self.log
+        let resolver = DIDResolver(configuration: configuration.auth, diagnostics: { _, detail in
+            // Name lookup, connect and TLS details are for the operator; callers only learn that the
+            // document could not be fetched.
+            log.info("DID document fetch failed", ["reason": detail])
+        })
+        let verifier = ServiceAuthVerifier(configuration: configuration.auth, resolver: resolver, replayStore: replayStore)
         let store = DeliveryStore(database: database, configuration: configuration.limits.storeConfiguration)
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
         let blobs = try BlobDirectory(root: configuration.blobDirectory)
@@ -57,16 +62,15 @@ public final class DeliveryServiceApp: Sendable {
                 "/.well-known/did.json": PlainRoutes.didDocument(serviceDID: configuration.serviceDID,
                                                                   endpoint: configuration.serviceEndpoint),
             ],
-            authenticate: { header, nsid throws(AuthError) in try verifier.verify(authorization: header, lexiconMethod: nsid) },
+            serviceAuth: ServiceAuthChecks(verifier: verifier, resolver: resolver),
             log: log, rateLimits: rateLimits, metrics: metrics,
             webSocketRoutes: [EventService.subscribeNSID: { request, authenticate in
                 try events.upgrade(request, authenticate: authenticate)
             }],
-            deferredReplayAuth: DeferredReplayAuth(
-                verify: { header, nsid throws(AuthError) in try verifier.verifyDeferringReplay(authorization: header, lexiconMethod: nsid) },
-                record: { claim throws(AuthError) in try verifier.record(claim) }))
+            uploadLimits: (configuration.limits.maxUploadsPerUser, configuration.limits.maxUploads))
         let server = HTTPServer(configuration: configuration.http, responder: router)
         self.server = server
+        self.router = router
         let database = self.database
         metrics.setGauges(ServiceMetrics.Gauges(
             httpConnections: { server.connectionCount },
@@ -101,6 +105,9 @@ public final class DeliveryServiceApp: Sendable {
 
     /// Open HTTP connections.
     public var connectionCount: Int { server.connectionCount }
+
+    /// Requests whose body is streaming to a worker now (`MAX_UPLOADS`).
+    public var uploadsInProgress: Int { router.uploadsInProgress }
 
     /// Stops accepting, lets in-flight requests finish within `SHUTDOWN_GRACE_PERIOD`, stops the
     /// background jobs, then releases the database. Safe to call more than once.

@@ -24,6 +24,8 @@ extension ServiceConfiguration {
         if let count = try env.integer("WORKER_THREADS", in: 1...1024) { config.http.workerThreads = count }
         if let seconds = try env.seconds("HEADER_READ_TIMEOUT") { config.http.headerReadTimeout = seconds }
         if let seconds = try env.seconds("BODY_READ_TIMEOUT") { config.http.bodyReadTimeout = seconds }
+        if let rate = try env.integer("BODY_MIN_RATE", in: 0...(1 << 30)) { config.http.streamedBodyMinimumRate = rate }
+        if let seconds = try env.seconds("BODY_STREAM_TIMEOUT") { config.http.streamedBodyTimeout = seconds }
         if let seconds = try env.seconds("IDLE_TIMEOUT") { config.http.idleTimeout = seconds }
         if let seconds = try env.seconds("SHUTDOWN_GRACE_PERIOD") { config.http.shutdownGracePeriod = seconds }
         if let count = try env.integer("MAX_CONNECTIONS", in: 1...1_000_000) { config.http.maxConnections = count }
@@ -54,6 +56,9 @@ extension ServiceConfiguration {
         if let url = try env.httpURL("PLC_URL") { config.auth.plcURL = url }
         if let allow = try env.flag("DID_RESOLVER_ALLOW_PRIVATE") { config.auth.allowPrivateAddresses = allow }
         if let require = try env.flag("AUTH_REQUIRE_LOW_S") { config.auth.requireLowS = require }
+        if let count = try env.integer("DID_RESOLVER_THREADS", in: 1...256) { config.auth.maxFetches = count }
+        if let count = try env.integer("DID_RESOLVER_PER_HOST", in: 1...256) { config.auth.maxFetchesPerHost = count }
+        if let count = try env.integer("DID_RESOLVER_QUEUE", in: 1...100_000) { config.auth.maxQueuedFetches = count }
         let authority = config.http.host.contains(":") && !config.http.host.hasPrefix("[") ? "[\(config.http.host)]" : config.http.host
         config.serviceEndpoint = try env.httpURL("SERVICE_ENDPOINT") ?? "http://\(authority):\(config.http.port)"
 
@@ -70,6 +75,8 @@ extension ServiceConfiguration {
             config.limits.maxExternalMessageBytes = bytes
         }
         if let bytes = try env.integer("BLOB_QUOTA_BYTES", in: 0...Int(Int64.max)) { config.limits.blobQuotaBytes = Int64(bytes) }
+        if let count = try env.integer("MAX_UPLOADS_PER_USER", in: 1...1000) { config.limits.maxUploadsPerUser = count }
+        config.limits.maxUploads = try env.integer("MAX_UPLOADS", in: 1...1024) ?? max(1, config.http.workerThreads / 2)
         if let directory = env.string("BLOB_DIR") { config.blobDirectory = directory }
 
         // Group commit of sendMessage.
@@ -79,6 +86,7 @@ extension ServiceConfiguration {
         // Rate limits.
         if let enabled = try env.flag("RATE_LIMIT_ENABLED") { config.rateLimits.enabled = enabled }
         try env.rateLimitRule("RATE_LIMIT_IP") { config.rateLimits.perIP = $0 }
+        try env.rateLimitRule("RATE_LIMIT_DID_RESOLUTION") { config.rateLimits.perIPResolution = $0 }
         for kind in RateLimitClass.allCases {
             try env.rateLimitRule(Self.rateLimitVariable(kind)) { config.rateLimits.perDID[kind] = $0 }
         }
@@ -86,6 +94,9 @@ extension ServiceConfiguration {
             do { config.rateLimits.trustedProxies = try TrustedProxies(parsing: text) } catch {
                 throw ConfigurationError("TRUSTED_PROXIES", value: text, "expected comma-separated IP addresses or CIDRs")
             }
+            // A proxy carries many clients' connections: MAX_CONNECTIONS_PER_IP is not for it.
+            let proxies = config.rateLimits.trustedProxies
+            config.http.exemptFromConnectionLimit = { peer in IPAddress(peer).map(proxies.isTrusted) ?? false }
         }
 
         // Real-time events.

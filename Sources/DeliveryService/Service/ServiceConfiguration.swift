@@ -5,9 +5,9 @@ import HTTP
 /// sub-configuration per layer, which each layer takes as it is. Only `fromEnvironment`
 /// (ServiceConfiguration+Environment.swift) knows the variable names.
 public struct ServiceConfiguration: Sendable {
-    /// HOST, PORT, WORKER_THREADS, the read and idle timeouts, MAX_CONNECTIONS(_PER_IP),
-    /// SHUTDOWN_GRACE_PERIOD, TLS_CERT_FILE + TLS_KEY_FILE.
-    public var http = HTTPServerConfiguration()
+    /// HOST, PORT, WORKER_THREADS, the read and idle timeouts, BODY_MIN_RATE, BODY_STREAM_TIMEOUT,
+    /// MAX_CONNECTIONS(_PER_IP), SHUTDOWN_GRACE_PERIOD, TLS_CERT_FILE + TLS_KEY_FILE.
+    public var http = HTTPServerConfiguration(streamedBodyMinimumRate: 4096, streamedBodyTimeout: 900, maxConnectionsPerIP: 64)
     /// DATABASE_URL, DATABASE_POOL_SIZE, MIGRATIONS_DIR.
     public var database = DatabaseSettings()
     /// SERVICE_DID, PLC_URL, DID_RESOLVER_ALLOW_PRIVATE, AUTH_REQUIRE_LOW_S.
@@ -15,7 +15,7 @@ public struct ServiceConfiguration: Sendable {
     /// SERVICE_ENDPOINT: published in `/.well-known/did.json` and in subscription tickets.
     public var serviceEndpoint = "http://127.0.0.1:8080"
     public var logLevel = Log.Level.info
-    /// THIN_MESSAGE_MAX_BYTES, BLOB_QUOTA_BYTES and the fixed API limits.
+    /// THIN_MESSAGE_MAX_BYTES, BLOB_QUOTA_BYTES, MAX_UPLOADS(_PER_USER) and the fixed API limits.
     public var limits = ServiceLimits()
     /// RATE_LIMIT_*, TRUSTED_PROXIES.
     public var rateLimits = RateLimitConfiguration()

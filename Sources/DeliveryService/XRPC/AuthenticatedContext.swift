@@ -53,16 +53,20 @@ public struct XRPCRequestContext {
     public let method: XRPCMethod?
     /// The body of a streamed method (XRPCRouter+Streaming); nil when it was buffered.
     let body: XRPCBodyReader?
+    /// How to run the request again once a DID document it waits for is fetched; nil where it
+    /// cannot be set aside.
+    let resumption: HTTPResumption?
     /// The verified caller: set by `ServiceAuth` only.
     public fileprivate(set) var caller: DID?
     /// The token whose replay check the handler records (`XRPCMethod.recordsReplayInHandler`).
     fileprivate(set) var deferredReplay: DeferredReplay?
 
-    init(nsid: String, requestID: String, method: XRPCMethod?, body: XRPCBodyReader?) {
+    init(nsid: String, requestID: String, method: XRPCMethod?, body: XRPCBodyReader?, resumption: HTTPResumption? = nil) {
         self.nsid = nsid
         self.requestID = requestID
         self.method = method
         self.body = body
+        self.resumption = resumption
     }
 
     /// The authenticated handler's view, once `ServiceAuth` verified a caller.
@@ -73,49 +77,117 @@ public struct XRPCRequestContext {
 
 /// Service auth as middleware (AUTH.md): for methods that need it, verifies `Authorization` for the
 /// NSID and hands the caller to the rest of the chain. A failure is a 401 (503 when the replay store
-/// is down), counted by reason.
+/// is down or the resolver too busy), counted by reason.
+///
+/// The checks run from the key cache only, so a worker never waits on the network: a token whose
+/// issuer has no cached key (or whose signature calls for check 8's refresh) sets the request aside
+/// until the resolver's own threads fetched the document, and the request then runs again from the
+/// top. Setting aside costs the client's address one token of its DID-resolution budget (429 beyond),
+/// and is refused with 503 when the resolver's queue is full.
 struct ServiceAuth: XRPCMiddleware {
-    /// Verifies the `Authorization` header for the NSID; nil refuses every authenticated method
-    /// (tests of the routing layer only).
+    let checks: ServiceAuthChecks?
+    /// A blocking verifier that records the token itself (tests of the routing layer only); used
+    /// when `checks` is nil. Neither refuses every authenticated method.
     let verify: (@Sendable (String?, String) throws(AuthError) -> DID)?
-    /// For methods that record the token's replay check in their own transaction; nil verifies them
-    /// as every other method.
-    let deferred: DeferredReplayAuth?
+    /// The per-IP budget of DID document fetches.
+    let ipLimit: IPRateLimit?
     let metrics: ServiceMetrics?
 
     func handle(_ request: HTTPRequest, _ context: XRPCRequestContext, next: XRPCNext) -> XRPCResult {
         guard context.method?.auth == .required else { return next(request, context) }
         let refusal: XRPCError
-        if let deferred, context.method?.recordsReplayInHandler == true {
-            do throws(AuthError) {
-                let claim = try deferred.verify(request.headers["Authorization"], context.nsid)
-                let replay = DeferredReplay(claim)
+        do throws(AuthError) {
+            let authorization = request.headers["Authorization"]
+            if let checks {
+                switch try checks.check(authorization, context.nsid) {
+                case .verified(let claim):
+                    return try proceed(claim, checks: checks, request, context, next: next)
+                case .needsKey(let did, let forced):
+                    guard let refusal = park(request, resumption: context.resumption, until: did, forced: forced, checks: checks) else {
+                        return .setAside
+                    }
+                    // Over the address's budget: a rate limit, not an authentication failure.
+                    if refusal.status == 429 { return XRPCResult(refusal) }
+                    metrics?.authFailures.increment(refusal.name.rawValue)
+                    return XRPCResult(refusal)
+                }
+            } else if let verify {
                 var context = context
-                context.caller = claim.did
-                context.deferredReplay = replay
-                var result = next(request, context)
-                result.caller = context.caller
-                // A token the handler did not record (it failed before its transaction committed) is
-                // recorded now, and a replay answers 401 whatever the handler said.
-                if !replay.isSettled { try deferred.record(claim) }
-                return result
-            } catch {
-                refusal = XRPCError(error)
-            }
-        } else if let verify {
-            do throws(AuthError) {
-                var context = context
-                context.caller = try verify(request.headers["Authorization"], context.nsid)
+                context.caller = try verify(authorization, context.nsid)
                 var result = next(request, context)
                 result.caller = context.caller
                 return result
-            } catch {
-                refusal = XRPCError(error)
+            } else {
+                refusal = .authenticationRequired
             }
-        } else {
-            refusal = .authenticationRequired
+        } catch {
+            refusal = XRPCError(error)
         }
         metrics?.authFailures.increment(refusal.name.rawValue)
         return XRPCResult(refusal)
+    }
+
+    /// Thrown out of a WebSocket route when the handshake was set aside for a DID document.
+    struct SetAside: Error {}
+
+    /// A WebSocket upgrade's `Authorization`, verified and recorded; a handshake whose issuer's
+    /// document must be fetched first is set aside like any request (`SetAside` is thrown).
+    func verifyUpgrade(_ request: HTTPRequest, authorization: String, nsid: String, resumption: HTTPResumption?) throws -> DID {
+        guard let checks else {
+            guard let verify else { throw XRPCError.authenticationRequired }
+            return try verify(authorization, nsid)
+        }
+        switch try checks.check(authorization, nsid) {
+        case .verified(let claim):
+            try checks.record(claim)
+            return claim.did
+        case .needsKey(let did, let forced):
+            if let refusal = park(request, resumption: resumption, until: did, forced: forced, checks: checks) { throw refusal }
+            throw SetAside()
+        }
+    }
+
+    /// The verified token: recorded before the handler runs, or by the handler in its own write
+    /// transaction (`recordsReplayInHandler`, `DeferredReplay`).
+    private func proceed(_ claim: ReplayClaim, checks: ServiceAuthChecks, _ request: HTTPRequest,
+                         _ context: XRPCRequestContext, next: XRPCNext) throws(AuthError) -> XRPCResult {
+        var context = context
+        context.caller = claim.did
+        guard context.method?.recordsReplayInHandler == true else {
+            try checks.record(claim)
+            var result = next(request, context)
+            result.caller = claim.did
+            return result
+        }
+        let replay = DeferredReplay(claim)
+        context.deferredReplay = replay
+        var result = next(request, context)
+        result.caller = claim.did
+        // A token the handler did not record (it failed before its transaction committed) is
+        // recorded now, and a replay answers 401 whatever the handler said.
+        if !replay.isSettled { try checks.record(claim) }
+        return result
+    }
+
+    /// Sets the request aside until `did`'s document is fetched, if it may be (nil), or says why not:
+    /// it may on its first run only (a request run again after the fetch that still lacks a key gets
+    /// its answer now), within the address's budget, and while the resolver's queue has room.
+    private func park(_ request: HTTPRequest, resumption: HTTPResumption?, until did: DID, forced: Bool,
+                      checks: ServiceAuthChecks) -> XRPCError? {
+        guard let resumption, resumption.attempt == 0 else {
+            return forced ? XRPCError(AuthError(name: AuthError.badJwtSignature, message: "signature does not verify"))
+                : XRPCError(DIDResolver.busy)
+        }
+        if let overBudget = ipLimit?.resolutionRefusal(for: request) { return overBudget }
+        switch checks.fetch(did, forced) { resumption.resume() } {
+        case .started, .joined:
+            return nil
+        case .ready:
+            // The fetch ended in the meantime: run again at once.
+            resumption.resume()
+            return nil
+        case .refused:
+            return XRPCError(DIDResolver.busy)
+        }
     }
 }

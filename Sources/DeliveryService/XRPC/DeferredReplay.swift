@@ -20,17 +20,3 @@ public final class DeferredReplay: Sendable {
     /// The claim as the store records it.
     var record: ReplayRecord { ReplayRecord(iss: claim.iss, jti: claim.jti, until: claim.until) }
 }
-
-/// How the router verifies tokens of methods that record their replay check themselves.
-public struct DeferredReplayAuth: Sendable {
-    /// AUTH.md checks 1–8.
-    public var verify: @Sendable (_ authorization: String?, _ nsid: String) throws(AuthError) -> ReplayClaim
-    /// Check 9 alone, for a request whose handler did not record the token.
-    public var record: @Sendable (ReplayClaim) throws(AuthError) -> Void
-
-    public init(verify: @escaping @Sendable (String?, String) throws(AuthError) -> ReplayClaim,
-                record: @escaping @Sendable (ReplayClaim) throws(AuthError) -> Void) {
-        self.verify = verify
-        self.record = record
-    }
-}

@@ -7,6 +7,14 @@ public struct XRPCResult {
     public var response: HTTPResponse
     public var errorName: XRPCErrorName?
     public var caller: DID?
+    /// The request was set aside (it waits for a DID document) and runs again later: no answer yet.
+    public var isSetAside = false
+
+    static var setAside: XRPCResult {
+        var result = XRPCResult(HTTPResponse(status: 503))
+        result.isSetAside = true
+        return result
+    }
 
     init(_ response: HTTPResponse, caller: DID? = nil) {
         self.response = response

@@ -42,6 +42,23 @@ public struct XRPCBodyReader {
     }
 
     public func read() throws(HTTPBodyStreamError) -> [UInt8]? { try next() }
+
+    /// The whole body in memory, at most `limit` bytes: for a method that takes its body buffered
+    /// but had it streamed so that its token was checked first.
+    func readAll(limit: Int) throws(XRPCError) -> [UInt8] {
+        var body: [UInt8] = []
+        do throws(HTTPBodyStreamError) {
+            while let piece = try read() {
+                guard piece.count <= limit - body.count else { throw .payloadTooLarge }
+                body += piece
+            }
+        } catch .payloadTooLarge {
+            throw .payloadTooLarge("the body is larger than \(limit) bytes")
+        } catch {
+            throw .invalidRequest("request body incomplete")
+        }
+        return body
+    }
 }
 
 extension XRPCMethod {
@@ -55,16 +72,33 @@ extension XRPCMethod {
 }
 
 extension XRPCRouter {
-    /// Streamed methods get their body as it arrives; every other request is buffered.
+    /// Above this many body bytes (or with a body of unknown length), an authenticated method's
+    /// token is checked from the head before the body is read.
+    public static let authenticateBeforeBodyAbove = 64 << 10
+
+    /// Streamed methods get their body as it arrives. So does an authenticated method with a large
+    /// body (or a chunked one): it is dispatched from its head, its token checked first, so that a bad
+    /// or missing token costs the client a 401 and a closed connection, not the service the body
+    /// (uploadBlob's way, for every method). Every other request is buffered.
     public func bodyHandling(for head: HTTPRequestHead) -> HTTPBodyHandling {
-        guard let streamed = method(for: head.path)?.streamedBody else { return .buffered }
-        return .stream(maxSize: streamed.maxSize)
+        guard let method = method(for: head.path) else { return .buffered }
+        if let streamed = method.streamedBody { return .stream(maxSize: streamed.maxSize) }
+        guard method.auth == .required else { return .buffered }
+        let declared = head.headers["Content-Length"].flatMap { Int($0) }
+        if let declared, declared <= Self.authenticateBeforeBodyAbove { return .buffered }
+        return .stream(maxSize: method.maxBodySize)
     }
 
     /// The server calls this (on a worker thread) once a streamed method's head arrived: the same
     /// path as buffered requests (IP limit, auth from the head's Authorization, DID limit,
     /// metrics, log) with the body left to the handler to read.
     public func respond(to request: HTTPRequest, body: HTTPBodyStream) -> HTTPResponse {
-        dispatch(request, body: XRPCBodyReader(stream: body))
+        dispatch(request, body: XRPCBodyReader(stream: body), resumption: nil).response
+    }
+
+    /// The same, set aside while the caller's DID document is fetched (the body waits in the stream).
+    public func respond(to request: HTTPRequest, body: HTTPBodyStream, resumption: HTTPResumption) -> HTTPResponse? {
+        let result = dispatch(request, body: XRPCBodyReader(stream: body), resumption: resumption)
+        return result.isSetAside ? nil : result.response
     }
 }

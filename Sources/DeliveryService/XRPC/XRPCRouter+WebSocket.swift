@@ -15,19 +15,31 @@ extension XRPCRouter {
     /// `IPRateLimit` middleware's check), then the route; thrown errors refuse the upgrade with the XRPC error response, and the connection
     /// keeps speaking HTTP. Counted in the metrics (status 101 when accepted).
     public func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade? {
+        upgrade(request, resumption: nil)
+    }
+
+    /// On the worker pool: a handshake whose `Authorization` names a DID without a cached key is set
+    /// aside until its document is fetched, as any request is (`ServiceAuth`).
+    public func webSocketUpgrade(for request: HTTPRequest, resumption: HTTPResumption) -> WebSocketUpgrade? {
+        upgrade(request, resumption: resumption)
+    }
+
+    private func upgrade(_ request: HTTPRequest, resumption: HTTPResumption?) -> WebSocketUpgrade? {
         guard request.path.hasPrefix("/xrpc/") else { return nil }
         let nsid = String(request.path.dropFirst(6))
         guard let route = webSocketRoutes[nsid] else { return nil }
         let start = DispatchTime.now().uptimeNanoseconds
         let upgrade: WebSocketUpgrade
-        if let refusal = ipLimit?.refusal(for: request) {
+        let resumed = (resumption?.attempt ?? 0) > 0
+        if !resumed, let refusal = ipLimit?.refusal(for: request) {
             upgrade = .reject(refusal.response)
         } else {
             do {
                 upgrade = try route(request) { header in
-                    guard let verify = auth.verify else { throw XRPCError.authenticationRequired }
-                    return try verify(header, nsid)
+                    try auth.verifyUpgrade(request, authorization: header, nsid: nsid, resumption: resumption)
                 }
+            } catch is ServiceAuth.SetAside {
+                return .setAside
             } catch {
                 upgrade = .reject(webSocketRefusal(error, nsid: nsid).response)
             }

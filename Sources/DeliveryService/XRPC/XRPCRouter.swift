@@ -8,7 +8,7 @@ import Synchronization
 
 /// The XRPC layer as an HTTP responder: routes `/xrpc/<nsid>` by NSID through a chain of
 /// middleware it composes once (metrics and log → IP limit → method check → service auth → DID
-/// limit) to the method's handler, and turns what the handler throws into XRPC error responses.
+/// limit → upload limit) to the method's handler, and turns what the handler throws into XRPC error responses.
 /// Request path: socket → HTTP parser → here (NSID) → middleware → handler → Store → response writer.
 public final class XRPCRouter: HTTPResponder {
     private let methods: [String: XRPCMethod]
@@ -18,6 +18,7 @@ public final class XRPCRouter: HTTPResponder {
     private let chain: XRPCNext
     let auth: ServiceAuth
     let ipLimit: IPRateLimit?
+    let uploadLimit: UploadLimit?
     let log: Log
     let metrics: ServiceMetrics?
     /// WebSocket endpoints by NSID (XRPCRouter+WebSocket.swift).
@@ -25,13 +26,15 @@ public final class XRPCRouter: HTTPResponder {
     private let requestCounter = Atomic<UInt64>(0)
     private let requestIDPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 
-    /// - Parameter authenticate: verifies `Authorization` for the NSID; nil refuses every
-    ///   authenticated method (used by tests of the routing layer only).
+    /// - Parameter serviceAuth: how tokens are verified (AUTH.md); without it, `authenticate`.
+    /// - Parameter authenticate: a blocking verifier returning the caller (tests of the routing
+    ///   layer only); with neither, every authenticated method is refused.
     /// - Parameter rateLimits: nil serves without limits.
     public init(methods: [XRPCMethod], plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse] = [:],
-                authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)?, log: Log,
+                serviceAuth: ServiceAuthChecks? = nil,
+                authenticate: (@Sendable (String?, String) throws(AuthError) -> DID)? = nil, log: Log,
                 rateLimits: RateLimits? = nil, metrics: ServiceMetrics? = nil, webSocketRoutes: [String: WebSocketRoute] = [:],
-                deferredReplayAuth: DeferredReplayAuth? = nil) {
+                uploadLimits: (perUser: Int, total: Int)? = nil) {
         var table: [String: XRPCMethod] = [:]
         for method in methods {
             precondition(table[method.nsid] == nil, "duplicate XRPC method \(method.nsid)")
@@ -43,8 +46,9 @@ public final class XRPCRouter: HTTPResponder {
         self.log = log
         self.metrics = metrics
         self.webSocketRoutes = webSocketRoutes
-        auth = ServiceAuth(verify: authenticate, deferred: deferredReplayAuth, metrics: metrics)
-        ipLimit = rateLimits.map { IPRateLimit(rateLimits: $0, metrics: metrics) }
+        let ipLimit = rateLimits.map { IPRateLimit(rateLimits: $0, metrics: metrics) }
+        self.ipLimit = ipLimit
+        auth = ServiceAuth(checks: serviceAuth, verify: authenticate, ipLimit: ipLimit, metrics: metrics)
         var middleware: [any XRPCMiddleware] = [RequestMetrics(metrics: metrics, log: log)]
         if let ipLimit { middleware.append(ipLimit) }
         middleware += [MethodCheck(), auth] as [any XRPCMiddleware]
@@ -52,11 +56,16 @@ public final class XRPCRouter: HTTPResponder {
             middleware.append(CallerRateLimit(rateLimits: rateLimits, metrics: metrics,
                                               classes: table.mapValues { RateLimitClass(nsid: $0.nsid) }))
         }
+        uploadLimit = uploadLimits.map { UploadLimit(perUser: $0.perUser, total: $0.total, metrics: metrics) }
+        if let uploadLimit { middleware.append(uploadLimit) }
         let errors = XRPCErrorMapping(log: log, metrics: metrics)
         chain = middleware.composed { request, context in Self.invoke(request, context, errors: errors) }
     }
 
     public var nsids: [String] { methods.keys.sorted() }
+
+    /// Requests whose body is streaming to a worker now.
+    public var uploadsInProgress: Int { uploadLimit?.openCount ?? 0 }
 
     func method(for path: String) -> XRPCMethod? {
         methodsByPath[path]
@@ -71,30 +80,44 @@ public final class XRPCRouter: HTTPResponder {
         return false
     }
 
+    /// Answers without ever setting the request aside (a token whose key is not cached gets 503).
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        dispatch(request, body: nil)
+        dispatch(request, body: nil, resumption: nil).response
+    }
+
+    /// The server's call on the worker pool: nil when the request was set aside for a DID document.
+    public func respond(to request: HTTPRequest, resumption: HTTPResumption) -> HTTPResponse? {
+        let result = dispatch(request, body: nil, resumption: resumption)
+        return result.isSetAside ? nil : result.response
     }
 
     /// The whole request path; `body` is set for methods whose body is streamed (XRPCRouter+Streaming).
-    func dispatch(_ request: HTTPRequest, body: XRPCBodyReader?) -> HTTPResponse {
-        if let route = plainRoutes[request.path] { return route(request) }
+    func dispatch(_ request: HTTPRequest, body: XRPCBodyReader?, resumption: HTTPResumption?) -> XRPCResult {
+        if let route = plainRoutes[request.path] {
+            // `_health` and friends are cheap, but not free for one address to flood.
+            if let refusal = ipLimit?.refusal(for: request) { return XRPCResult(refusal) }
+            return XRPCResult(route(request))
+        }
         guard request.path.hasPrefix("/xrpc/") else {
-            return XRPCError(404, .notFound, "no route \(request.path)").response
+            return XRPCResult(XRPCError(404, .notFound, "no route \(request.path)"))
         }
         let method = methodsByPath[request.path]
         let context = XRPCRequestContext(
             nsid: method?.nsid ?? String(request.path.dropFirst(6)),
             requestID: requestIDPrefix + "-" + String(requestCounter.add(1, ordering: .relaxed).newValue, radix: 36),
-            method: method, body: body)
-        return chain(request, context).response
+            method: method, body: body, resumption: resumption)
+        return chain(request, context)
     }
 
     /// The end of the chain: the method's handler, with the context its declaration asks for.
     private static func invoke(_ request: HTTPRequest, _ context: XRPCRequestContext,
                                errors: XRPCErrorMapping) -> XRPCResult {
         guard let method = context.method else { return XRPCResult(.methodNotImplemented(context.nsid)) }
-        let base = XRPCContext(request: request, nsid: context.nsid, requestID: context.requestID)
         do {
+            var request = request
+            // A buffered method whose large body was streamed so that its token came first.
+            if let body = context.body, method.streamedBody == nil { request.body = try body.readAll(limit: method.maxBodySize) }
+            let base = XRPCContext(request: request, nsid: context.nsid, requestID: context.requestID)
             let output: XRPCOutput
             switch method.handler {
             case .unauthenticated(let handler):

@@ -1,7 +1,7 @@
 /// A small blocking HTTP/1.1 client for fetching small documents (DID documents) from hosts that
 /// outsiders choose. One request per connection, no redirects, a body size cap, one overall
-/// timeout, and an SSRF guard: the host is resolved once, non-public addresses are refused
-/// unless allowed, and the connection goes to a vetted address.
+/// timeout covering name lookup, connect, TLS and body, and an SSRF guard: the host is resolved
+/// once, non-public addresses are refused unless allowed, and the connection goes to a vetted address.
 public struct HTTPClient: Sendable {
     public let timeout: Double
     public let maxBodySize: Int
@@ -9,6 +9,8 @@ public struct HTTPClient: Sendable {
     public let userAgent: String
     /// One more trusted certificate besides the system store, so tests can run a TLS server.
     var extraTrustAnchorPEM: [UInt8]?
+    /// Where host names are looked up, within the request's deadline.
+    var nameLookup = NameLookup.shared
 
     public init(timeout: Double = 3, maxBodySize: Int = 1 << 20, allowPrivateAddresses: Bool = false,
                 userAgent: String = "catbird-mls") {
@@ -29,7 +31,9 @@ public struct HTTPClient: Sendable {
                      body: [UInt8] = []) throws(HTTPClientError) -> HTTPClientResponse {
         let url = try HTTPClientURL(url)
         let deadline = HTTPClientDeadline(seconds: timeout)
-        let endpoints = try HTTPClientEndpoint.resolve(host: url.host, port: url.port)
+        let hostIsIPLiteral = url.hostIsIPv6Literal || HTTPClientAddress.isIPv4Literal(url.host)
+        // The lookup shares the deadline: a DNS server that never answers costs at most the budget.
+        let endpoints = try nameLookup.resolve(host: url.host, port: url.port, isLiteral: hostIsIPLiteral, deadline: deadline)
         let permitted = allowPrivateAddresses ? endpoints : endpoints.filter { $0.address.isPubliclyRoutable }
         guard !permitted.isEmpty else {
             throw .forbiddenAddress("\(url.host) resolves only to non-public addresses")
@@ -37,7 +41,6 @@ public struct HTTPClient: Sendable {
         _ = try deadline.remainingMilliseconds()
         let connection = try HTTPClientConnection.connect(to: permitted, deadline: deadline)
         if url.scheme == .https {
-            let hostIsIPLiteral = url.hostIsIPv6Literal || HTTPClientAddress.isIPv4Literal(url.host)
             let context: ClientTLSContext
             do {
                 context = try extraTrustAnchorPEM.map(ClientTLSContext.init) ?? ClientTLSContext.shared.get()

@@ -16,7 +16,8 @@ enum HTTPClientAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// False for private (RFC 1918, RFC 4193), loopback, link-local, unspecified, multicast,
     /// CGNAT (RFC 6598), documentation, benchmarking and reserved ranges (RFC 6890 registries),
-    /// including IPv4 addresses embedded in IPv6 (mapped, compatible, NAT64, 6to4).
+    /// including IPv4 addresses embedded in IPv6 (mapped, compatible, NAT64, 6to4) and the local-use
+    /// NAT64 prefix 64:ff9b:1::/48 (RFC 8215).
     var isPubliclyRoutable: Bool {
         switch self {
         case .v4(let value):
@@ -34,6 +35,8 @@ enum HTTPClientAddress: Hashable, Sendable, CustomStringConvertible {
                 if bytes[10] == 0xFF && bytes[11] == 0xFF { return Self.embeddedV4(bytes, at: 12).isPubliclyRoutable }
                 return false
             }
+            // 64:ff9b:1::/48, RFC 8215: local-use translation, reaching whatever the local NAT64 maps it to.
+            if bytes[0...5] == [0x00, 0x64, 0xFF, 0x9B, 0x00, 0x01] { return false }
             if bytes[0...11] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] { // 64:ff9b::/96 NAT64
                 return Self.embeddedV4(bytes, at: 12).isPubliclyRoutable
             }

@@ -13,7 +13,9 @@ struct HTTPClientEndpoint: Sendable {
     let port: UInt16
 
     /// getaddrinfo(3) for a TCP host; every IPv4 and IPv6 answer, in resolver order, deduplicated.
-    static func resolve(host: String, port: UInt16) throws(HTTPClientError) -> [HTTPClientEndpoint] {
+    /// It blocks for as long as the system resolver takes: callers with a deadline go through
+    /// `NameLookup`. `numericOnly` converts an IP literal without ever asking DNS.
+    static func resolve(host: String, port: UInt16, numericOnly: Bool) throws(HTTPClientError) -> [HTTPClientEndpoint] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Darwin)
@@ -21,7 +23,7 @@ struct HTTPClientEndpoint: Sendable {
         #else
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         #endif
-        hints.ai_flags = AI_NUMERICSERV
+        hints.ai_flags = AI_NUMERICSERV | (numericOnly ? AI_NUMERICHOST : 0)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else { throw .hostNotFound(host) }

@@ -11,6 +11,9 @@ public protocol HTTPResponder: Sendable {
     /// (RFC 6455 §4.2.1), on the thread `mayBlock` chooses. `.accept` switches the connection to
     /// WebSocket; nil (the default) answers it as an ordinary request through `respond(to:)`.
     func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade?
+    /// The same on the worker pool, where the handshake may be set aside (`.setAside`, then
+    /// `resumption.resume()`); the default answers through `webSocketUpgrade(for:)`.
+    func webSocketUpgrade(for request: HTTPRequest, resumption: HTTPResumption) -> WebSocketUpgrade?
     /// Whether this request's body is buffered (the default) or streamed to `respond(to:body:)`.
     /// Asked only for requests that carry a body (Content-Length or chunked), instead of `maxBodySize`.
     func bodyHandling(for head: HTTPRequestHead) -> HTTPBodyHandling
@@ -18,13 +21,27 @@ public protocol HTTPResponder: Sendable {
     /// `mayBlock` says) once the head arrived, with `request.body` empty; `body.read()` yields the
     /// body as it arrives. Returning before the body ended closes the connection after the response.
     func respond(to request: HTTPRequest, body: HTTPBodyStream) -> HTTPResponse
+    /// What the worker pool calls: answers like `respond(to:)`, or returns nil after arranging for
+    /// `resumption.resume()` to be called when the request may run (`HTTPResumption`); it then
+    /// holds no worker while it waits. The default answers through `respond(to:)`.
+    func respond(to request: HTTPRequest, resumption: HTTPResumption) -> HTTPResponse?
+    /// The same for a request whose body is streamed; the body keeps arriving (up to the stream's
+    /// buffer) while the request is set aside. The default answers through `respond(to:body:)`.
+    func respond(to request: HTTPRequest, body: HTTPBodyStream, resumption: HTTPResumption) -> HTTPResponse?
 }
 
 extension HTTPResponder {
     public func maxBodySize(for head: HTTPRequestHead) -> Int { -1 }
     public func mayBlock(_ head: HTTPRequestHead) -> Bool { true }
     public func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade? { nil }
+    public func webSocketUpgrade(for request: HTTPRequest, resumption: HTTPResumption) -> WebSocketUpgrade? {
+        webSocketUpgrade(for: request)
+    }
     public func bodyHandling(for head: HTTPRequestHead) -> HTTPBodyHandling { .buffered }
+    public func respond(to request: HTTPRequest, resumption: HTTPResumption) -> HTTPResponse? { respond(to: request) }
+    public func respond(to request: HTTPRequest, body: HTTPBodyStream, resumption: HTTPResumption) -> HTTPResponse? {
+        respond(to: request, body: body)
+    }
 
     /// Collects the body, then answers through `respond(to:)`.
     public func respond(to request: HTTPRequest, body: HTTPBodyStream) -> HTTPResponse {

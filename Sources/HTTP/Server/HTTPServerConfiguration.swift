@@ -17,8 +17,15 @@ public struct HTTPServerConfiguration: Sendable {
     public var defaultMaxBodySize: Int
     /// Time allowed to receive a complete head, from its first byte (or from accept): slowloris defence.
     public var headerReadTimeout: Double
-    /// Time allowed to receive a complete body once its head arrived.
+    /// Time allowed to receive a complete body once its head arrived; for a streamed body, the
+    /// longest silence between its bytes.
     public var bodyReadTimeout: Double
+    /// A streamed body must average at least this many bytes per second, counted after its first
+    /// `bodyReadTimeout` (0: no minimum): a client cannot hold a worker by sending a byte now and then.
+    public var streamedBodyMinimumRate: Int
+    /// A streamed body must end within this many seconds of its head (0: no limit). Neither bound
+    /// counts time the server itself holds the body back.
+    public var streamedBodyTimeout: Double
     /// Time an open connection may sit between requests, and a stalled write may wait.
     public var idleTimeout: Double
     /// Open connections across all I/O threads; more are answered 503 and closed.
@@ -34,8 +41,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var tls: HTTPServerTLSConfiguration?
     /// Limits and timers of WebSocket connections.
     public var webSocket: WebSocketConfiguration
-    /// Open connections from one peer address; more are answered 503 and closed. 0 = no limit.
+    /// Open connections from one peer address (an IPv6 peer's whole /64 counting as one); more are
+    /// answered 503 and closed. 0 = no limit.
     public var maxConnectionsPerIP: Int
+    /// Peers `maxConnectionsPerIP` does not apply to (reverse proxies that carry many clients).
+    public var exemptFromConnectionLimit: (@Sendable (String) -> Bool)?
 
     public init(
         host: String = "127.0.0.1",
@@ -46,6 +56,8 @@ public struct HTTPServerConfiguration: Sendable {
         defaultMaxBodySize: Int = 1 << 20,
         headerReadTimeout: Double = 10,
         bodyReadTimeout: Double = 30,
+        streamedBodyMinimumRate: Int = 0,
+        streamedBodyTimeout: Double = 0,
         idleTimeout: Double = 60,
         maxConnections: Int = 4096,
         shutdownGracePeriod: Double = 10,
@@ -63,6 +75,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.defaultMaxBodySize = defaultMaxBodySize
         self.headerReadTimeout = headerReadTimeout
         self.bodyReadTimeout = bodyReadTimeout
+        self.streamedBodyMinimumRate = streamedBodyMinimumRate
+        self.streamedBodyTimeout = streamedBodyTimeout
         self.idleTimeout = idleTimeout
         self.maxConnections = maxConnections
         self.shutdownGracePeriod = shutdownGracePeriod

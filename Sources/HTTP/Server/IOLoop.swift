@@ -146,39 +146,47 @@ final class IOLoop {
 
     func submit(_ request: HTTPRequest, from connection: HTTPConnection) {
         let responder = responder
-        let handle = handle
-        let descriptor = connection.socket.descriptor
-        let serial = connection.serial
-        shared.workers.submit {
-            let response = responder.respond(to: request)
-            handle.post(Completion(descriptor: descriptor, serial: serial, response: response))
-        }
+        run(for: connection) { responder.respond(to: request, resumption: $0) }
     }
 
     /// Runs a streamed-body request on the worker pool while the body is still arriving.
     func submit(_ request: HTTPRequest, body: HTTPBodyStream, from connection: HTTPConnection) {
         let responder = responder
+        run(for: connection) { responder.respond(to: request, body: body, resumption: $0) }
+    }
+
+    /// Runs `answer` on the worker pool and posts its response to the connection; an answer the
+    /// responder set aside runs again when it resumes it.
+    private func run(for connection: HTTPConnection, _ answer: @escaping @Sendable (HTTPResumption) -> HTTPResponse?) {
+        runPayload(for: connection) { answer($0).map { .response($0) } }
+    }
+
+    private func runPayload(for connection: HTTPConnection, _ answer: @escaping @Sendable (HTTPResumption) -> Completion.Payload?) {
         let handle = handle
         let descriptor = connection.socket.descriptor
         let serial = connection.serial
-        shared.workers.submit {
-            let response = responder.respond(to: request, body: body)
-            handle.post(Completion(descriptor: descriptor, serial: serial, response: response))
+        Self.run(attempt: 0, on: shared.workers, answer) { payload in
+            handle.post(Completion(descriptor: descriptor, serial: serial, payload: payload))
+        }
+    }
+
+    private static func run(attempt: Int, on workers: WorkerPool, _ answer: @escaping @Sendable (HTTPResumption) -> Completion.Payload?,
+                            deliver: @escaping @Sendable (Completion.Payload) -> Void) {
+        workers.submit {
+            let resumption = HTTPResumption(attempt: attempt) { run(attempt: attempt + 1, on: workers, answer, deliver: deliver) }
+            if let payload = answer(resumption) { deliver(payload) }
         }
     }
 
     /// Asks the responder on the worker pool whether to accept a WebSocket handshake.
     func submitUpgrade(_ request: HTTPRequest, key: String, from connection: HTTPConnection) {
         let responder = responder
-        let handle = handle
-        let descriptor = connection.socket.descriptor
-        let serial = connection.serial
-        shared.workers.submit {
-            let payload: Completion.Payload = switch Self.decideUpgrade(request, responder: responder) {
-            case let .accept(handler, headers): .webSocketAccepted(handler, headers: headers, key: key)
-            case let .respond(response): .response(response)
+        runPayload(for: connection) { resumption in
+            switch Self.decideUpgrade(request, responder: responder, resumption: resumption) {
+            case let .accept(handler, headers)?: .webSocketAccepted(handler, headers: headers, key: key)
+            case let .respond(response)?: .response(response)
+            case nil: nil
             }
-            handle.post(Completion(descriptor: descriptor, serial: serial, payload: payload))
         }
     }
 
@@ -188,12 +196,16 @@ final class IOLoop {
     }
 
     /// The responder's answer to a valid WebSocket handshake: accept, refuse, or answer it as an
-    /// ordinary request.
-    static func decideUpgrade(_ request: HTTPRequest, responder: any HTTPResponder) -> UpgradeDecision {
-        switch responder.webSocketUpgrade(for: request) {
-        case let .accept(handler, headers)?: .accept(handler, headers: headers)
-        case let .reject(response)?: .respond(response)
-        case nil: .respond(responder.respond(to: request))
+    /// ordinary request; nil when it set the handshake aside (on the worker pool only).
+    static func decideUpgrade(_ request: HTTPRequest, responder: any HTTPResponder, resumption: HTTPResumption?) -> UpgradeDecision? {
+        let upgrade = if let resumption { responder.webSocketUpgrade(for: request, resumption: resumption) } else { responder.webSocketUpgrade(for: request) }
+        switch upgrade {
+        case let .accept(handler, headers)?: return .accept(handler, headers: headers)
+        case let .reject(response)?: return .respond(response)
+        case .setAside?: return resumption == nil ? .respond(.error(status: 500, error: "InternalServerError", message: "internal error")) : nil
+        case nil:
+            guard let resumption else { return .respond(responder.respond(to: request)) }
+            return responder.respond(to: request, resumption: resumption).map { .respond($0) }
         }
     }
 
@@ -263,7 +275,9 @@ extension HTTPConnectionMachine.Limits {
             ),
             http: HTTP1Exchange.Timeouts(
                 header: MonotonicClock.nanoseconds(configuration.headerReadTimeout),
-                body: MonotonicClock.nanoseconds(configuration.bodyReadTimeout), idle: idle
+                body: MonotonicClock.nanoseconds(configuration.bodyReadTimeout), idle: idle,
+                streamMinimumRate: UInt64(Swift.max(0, configuration.streamedBodyMinimumRate)),
+                streamMaximum: MonotonicClock.nanoseconds(configuration.streamedBodyTimeout)
             ),
             webSocket: WebSocketControl.Timers(
                 pingInterval: MonotonicClock.nanoseconds(configuration.webSocket.pingInterval),

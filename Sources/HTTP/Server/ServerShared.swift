@@ -41,12 +41,12 @@ final class ServerShared: Sendable {
             openConnections.subtract(1, ordering: .relaxed)
             return false
         }
+        guard let key = perAddressKey(address) else { return true }
         let limit = configuration.maxConnectionsPerIP
-        guard limit > 0 else { return true }
         let admitted = perAddress.withLock { counts in
-            let current = counts[address, default: 0]
+            let current = counts[key, default: 0]
             guard current < limit else { return false }
-            counts[address] = current + 1
+            counts[key] = current + 1
             return true
         }
         if !admitted { openConnections.subtract(1, ordering: .relaxed) }
@@ -55,11 +55,17 @@ final class ServerShared: Sendable {
 
     func releaseConnection(from address: String) {
         openConnections.subtract(1, ordering: .relaxed)
-        guard configuration.maxConnectionsPerIP > 0 else { return }
+        guard let key = perAddressKey(address) else { return }
         perAddress.withLock { counts in
-            let remaining = counts[address, default: 1] - 1
-            counts[address] = remaining > 0 ? remaining : nil
+            let remaining = counts[key, default: 1] - 1
+            counts[key] = remaining > 0 ? remaining : nil
         }
+    }
+
+    /// Whose connections `address`'s count as: nil when no per-address limit applies to it.
+    private func perAddressKey(_ address: String) -> String? {
+        guard configuration.maxConnectionsPerIP > 0, configuration.exemptFromConnectionLimit?(address) != true else { return nil }
+        return SocketAddress.connectionLimitKey(address)
     }
 
     var connectionCount: Int {

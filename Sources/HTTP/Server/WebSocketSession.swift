@@ -45,11 +45,13 @@ extension HTTPConnection {
         guard let request, let key = upgradeKey else { return nil }
         self.request = nil
         upgradeKey = nil
-        switch IOLoop.decideUpgrade(request, responder: loop.responder) {
-        case let .accept(handler, headers):
+        switch IOLoop.decideUpgrade(request, responder: loop.responder, resumption: nil) {
+        case let .accept(handler, headers)?:
             return switchToWebSocket(request.head, key: key, handler: handler, headers: headers, loop: loop)
-        case let .respond(response):
+        case let .respond(response)?:
             return send(response, method: answering.method, version: answering.version, keepAlive: keepAlive, loop: loop)
+        case nil:
+            return nil
         }
     }
 

@@ -26,6 +26,9 @@ public enum WebSocketUpgrade: Sendable {
     case accept(any WebSocketHandler, headers: HTTPHeaders)
     /// Answer with this response instead (e.g. 401, 403) and keep speaking HTTP.
     case reject(HTTPResponse)
+    /// No answer yet: the responder set the handshake aside and resumes it (`HTTPResumption`);
+    /// only from `webSocketUpgrade(for:resumption:)`.
+    case setAside
 
     public static func accept(_ handler: any WebSocketHandler) -> WebSocketUpgrade {
         .accept(handler, headers: HTTPHeaders())

@@ -38,6 +38,9 @@ final class ServiceHarness {
             "WORKER_THREADS": "16", "SERVICE_DID": Self.serviceDID, "SERVICE_ENDPOINT": "https://mls.test",
             "MIGRATIONS_DIR": TestDatabase.migrations.path, "LOG_LEVEL": "warning",
             "PLC_URL": plc.baseURL, "DID_RESOLVER_ALLOW_PRIVATE": "1", "BLOB_DIR": blobDirectory,
+            // Every test user comes from 127.0.0.1, new to the service: the per-address budget of DID
+            // fetches would meter the tests, not an attacker (AbuseResolutionTests sets its own).
+            "RATE_LIMIT_DID_RESOLUTION": "off",
         ].merging(extra) { _, new in new })
         if let limits { configuration.limits = limits }
         self.configuration = configuration

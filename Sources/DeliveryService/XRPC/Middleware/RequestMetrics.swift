@@ -17,6 +17,8 @@ struct RequestMetrics: XRPCMiddleware {
     func handle(_ request: HTTPRequest, _ context: XRPCRequestContext, next: XRPCNext) -> XRPCResult {
         let start = DispatchTime.now().uptimeNanoseconds
         let result = next(request, context)
+        // Counted and logged when it runs again and is answered.
+        if result.isSetAside { return result }
         let elapsed = DispatchTime.now().uptimeNanoseconds &- start
         let status = result.response.status
         if let metrics {

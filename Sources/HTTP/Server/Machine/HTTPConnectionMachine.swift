@@ -89,10 +89,7 @@ struct HTTPConnectionMachine: Hashable, Sendable {
         case .workerAcceptedUpgrade:
             if http.inFlight == .upgradeWorker { step = .switchToWebSocket }
         case .bodyConsumerCaughtUp:
-            if http.bodyStream == .paused {
-                http.bodyStream = .flowing
-                http.deadline = now &+ limits.http.body
-            }
+            http.resumeStream(now: now, timeouts: limits.http)
         case let .switchedProtocols(unsent):
             switchedProtocols(unsent: unsent, now: now, actions: &actions)
         case let .webSocketParsed(consumed, input):
@@ -141,15 +138,15 @@ struct HTTPConnectionMachine: Hashable, Sendable {
         }
         let held = transport.readCompleted(outcome)
         switch outcome {
-        case .bytes:
+        case .bytes(let count, _):
             guard held > 0 else {
                 // Read after the connection was ended: thrown away.
                 actions.append(.dropHeldInput)
                 return
             }
             http.receivedAny = true
-            // A streamed body's timeout measures silence.
-            if http.bodyStream == .flowing { http.deadline = now &+ limits.http.body }
+            // A streamed body's timeout measures silence, and its pace earns time.
+            http.streamReceived(count, now: now, timeouts: limits.http)
         case .endOfStream:
             if http.bodyStream != nil {
                 // The body can never complete: its consumer learns it and nobody waits for an answer.
@@ -241,15 +238,12 @@ struct HTTPConnectionMachine: Hashable, Sendable {
             if info.streamed {
                 http.inFlight = .worker
                 http.inFlightKeepAlive = info.keepAlive && !http.draining
-                http.bodyStream = .flowing
+                http.startStream(now: now, timeouts: limits.http)
                 actions.append(.startBodyStream(keepAlive: http.inFlightKeepAlive))
             }
         case let .bodyPart(accepted):
-            if !accepted, http.bodyStream == .flowing {
-                // Not while we hold the client back.
-                http.bodyStream = .paused
-                http.deadline = nil
-            }
+            // Not while we hold the client back.
+            if !accepted { http.pauseStream(now: now) }
         case let .requestEnd(route):
             return requestEnded(route, actions: &actions)
         case let .failed(error):
@@ -272,7 +266,7 @@ struct HTTPConnectionMachine: Hashable, Sendable {
         switch route {
         case .streamed:
             guard http.bodyStream != nil else { return nil }
-            http.bodyStream = nil
+            http.endStream()
             actions.append(.finishBodyStream)
         case .inline:
             http.inFlight = .inline
@@ -300,7 +294,7 @@ struct HTTPConnectionMachine: Hashable, Sendable {
         let bodyUnread = http.bodyStream != nil
         if bodyUnread {
             actions.append(.failBodyStream(.clientDisconnected))
-            http.bodyStream = nil
+            http.endStream()
             http.requestOpen = false
             http.requestHasBody = false
             http.phase = .responding
@@ -326,7 +320,7 @@ struct HTTPConnectionMachine: Hashable, Sendable {
             if http.bodyStream != nil {
                 if http.phase != .readingBody {
                     http.phase = .readingBody
-                    http.deadline = http.bodyStream == .paused ? nil : now &+ limits.http.body
+                    http.deadline = http.flowingDeadline(now: now, timeouts: limits.http)
                 }
             } else if http.phase != .responding {
                 http.phase = .responding
