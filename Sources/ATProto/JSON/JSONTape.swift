@@ -179,14 +179,9 @@ struct JSONTape: Sendable {
         let start = position
         var escaped = false
         while true {
-            // Plain ASCII runs are the bulk of every string: scan them in a tight loop on a local index.
-            var index = position
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
-                index += 1
-            }
-            position = index
+            // Plain ASCII runs are the bulk of every string: scanned eight bytes at a time.
+            let from = position
+            position = bytes.withUnsafeBytes { JSONStringScan.firstSpecial(in: $0, from: from, stopAtNonASCII: true) }
             guard position < bytes.count else { throw JSONParseError(.unexpectedEnd, at: position) }
             switch bytes[position] {
             case UInt8(ascii: "\""):
@@ -319,13 +314,14 @@ struct JSONTape: Sendable {
         let node = nodes[index]
         if node.flag { return string(at: index) == text }
         let utf8 = text.utf8
-        guard utf8.count == node.end - node.start else { return false }
-        var position = node.start
-        for byte in utf8 {
-            if bytes[position] != byte { return false }
-            position += 1
+        let count = node.end - node.start
+        guard utf8.count == count else { return false }
+        return bytes.withUnsafeBufferPointer { bytes in
+            utf8.withContiguousStorageIfAvailable { text in
+                for offset in 0..<count where bytes[node.start + offset] != text[offset] { return false }
+                return true
+            } ?? bytes[node.start..<node.end].elementsEqual(utf8)
         }
-        return true
     }
 
     /// Content bytes with escapes resolved; the parser has checked every escape.
