@@ -119,7 +119,23 @@ public final class PGConnection {
     }
 }
 
+/// A prepared statement's identity: its text as bytes (what PostgreSQL receives) and parameter types.
+/// Hashed and compared by UTF-8 bytes rather than as Unicode text: a statement with one non-ASCII
+/// character in a comment would otherwise be normalized on every lookup (tens of thousands of
+/// instructions for the message batch's statement, once per batch).
 struct StatementKey: Hashable {
     let sql: String
     let types: [PGType]
+
+    static func == (lhs: StatementKey, rhs: StatementKey) -> Bool {
+        guard lhs.types == rhs.types, lhs.sql.utf8.count == rhs.sql.utf8.count else { return false }
+        var left = lhs.sql, right = rhs.sql
+        return left.withUTF8 { a in right.withUTF8 { b in a.elementsEqual(b) } }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        var text = sql
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(types)
+    }
 }
