@@ -96,7 +96,8 @@ private struct JSONParser {
 
     private mutating func object(depth: Int) throws(ParseError) -> JSONValue {
         position += 1
-        var members: [String: JSONValue] = [:]
+        // Sized for a JWT's header and claims, so that building them never rehashes.
+        var members = [String: JSONValue](minimumCapacity: 8)
         skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             position += 1
