@@ -60,7 +60,12 @@ private struct JSONParser {
 
     // RFC 8259 §2: ws = space, horizontal tab, line feed, carriage return.
     mutating func skipWhitespace() {
-        while position < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { position += 1 }
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
     }
 
     private func peek() throws(ParseError) -> UInt8 {
@@ -91,7 +96,8 @@ private struct JSONParser {
 
     private mutating func object(depth: Int) throws(ParseError) -> JSONValue {
         position += 1
-        var members: [String: JSONValue] = [:]
+        // Sized for a JWT's header and claims, so that building them never rehashes.
+        var members = [String: JSONValue](minimumCapacity: 8)
         skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             position += 1
@@ -138,6 +144,16 @@ private struct JSONParser {
     // RFC 8259 §7: escapes, no raw control characters, valid UTF-8, paired surrogates.
     private mutating func string() throws(ParseError) -> String {
         position += 1
+        // Most strings are printable ASCII without escapes: found whole, they are valid as they stand.
+        var end = position
+        while end < bytes.count, bytes[end] >= 0x20, bytes[end] < 0x80, bytes[end] != UInt8(ascii: "\\") {
+            if bytes[end] == UInt8(ascii: "\"") {
+                let text = String(decoding: bytes[position..<end], as: UTF8.self)
+                position = end + 1
+                return text
+            }
+            end += 1
+        }
         var out: [UInt8] = []
         while true {
             let byte = try peek()

@@ -27,6 +27,11 @@ public enum Hex {
         return out
     }
 
+    /// A hex digit in either case.
+    public static func isDigit(_ c: UInt8) -> Bool {
+        value(c) != nil
+    }
+
     private static func value(_ c: UInt8) -> UInt8? {
         switch c {
         case 0x30...0x39: return c - 0x30

@@ -19,25 +19,39 @@ public struct PGArray<Element: PGArrayElement>: PGBindable {
     /// The binary form read by `array_recv`: ndim, has-null flag, element OID, then per dimension
     /// its size and lower bound, then each element as a length (-1 for NULL) and its bytes.
     public var pgBinding: PGBinding {
-        var bytes: [UInt8] = []
-        bytes.appendBigEndian(Int32(elements.isEmpty ? 0 : 1))
-        bytes.appendBigEndian(Int32(elements.contains { $0 == nil } ? 1 : 0))
-        bytes.appendBigEndian(Element.pgElementType.rawValue)
-        if !elements.isEmpty {
-            bytes.appendBigEndian(Int32(elements.count))
-            bytes.appendBigEndian(Int32(1))
-        }
-        for element in elements {
-            guard let element else {
-                bytes.appendBigEndian(Int32(-1))
-                continue
-            }
-            let body = element.pgBinaryBytes
-            bytes.appendBigEndian(Int32(body.count))
-            bytes.append(contentsOf: body)
-        }
-        return PGBinding(type: Element.pgArrayType, format: .binary, bytes: bytes)
+        // Called through `any PGBindable`, so unspecialized: the generic part only collects each
+        // element's bytes, and the layout is written by non-generic code in one sized buffer.
+        PGBinding(type: Element.pgArrayType, format: .binary,
+                  bytes: pgArrayBytes(elements.map { $0?.pgBinaryBytes }, elementType: Element.pgElementType))
     }
+}
+
+/// `array_send`'s layout for one dimension of `bodies` (nil for NULL).
+private func pgArrayBytes(_ bodies: [[UInt8]?], elementType: PGType) -> [UInt8] {
+    var size = bodies.isEmpty ? 12 : 20
+    var hasNull = false
+    for body in bodies {
+        size += 4 + (body?.count ?? 0)
+        if body == nil { hasNull = true }
+    }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(size)
+    bytes.appendBigEndian(Int32(bodies.isEmpty ? 0 : 1))
+    bytes.appendBigEndian(Int32(hasNull ? 1 : 0))
+    bytes.appendBigEndian(elementType.rawValue)
+    if !bodies.isEmpty {
+        bytes.appendBigEndian(Int32(bodies.count))
+        bytes.appendBigEndian(Int32(1))
+    }
+    for body in bodies {
+        guard let body else {
+            bytes.appendBigEndian(Int32(-1))
+            continue
+        }
+        bytes.appendBigEndian(Int32(body.count))
+        bytes.append(contentsOf: body)
+    }
+    return bytes
 }
 
 extension Int64: PGArrayElement {

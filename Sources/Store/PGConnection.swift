@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One database session, lent out by `Database.withConnection` or `Database.transaction`.
 /// Use it only inside that closure and from one thread; do not keep it.
 ///
@@ -119,7 +123,27 @@ public final class PGConnection {
     }
 }
 
+/// A prepared statement's identity: its text as bytes (what PostgreSQL receives) and parameter types.
+/// Compared by UTF-8 bytes rather than as Unicode text (a statement with one non-ASCII character
+/// in a comment would otherwise be normalized on every lookup: tens of thousands of instructions
+/// for the message batch's statement, once per batch), and hashed by its length and first bytes:
+/// statements that share those are told apart by `==`.
 struct StatementKey: Hashable {
     let sql: String
     let types: [PGType]
+
+    static func == (lhs: StatementKey, rhs: StatementKey) -> Bool {
+        guard lhs.types == rhs.types, lhs.sql.utf8.count == rhs.sql.utf8.count else { return false }
+        var left = lhs.sql, right = rhs.sql
+        return left.withUTF8 { a in
+            right.withUTF8 { b in a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        var text = sql
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0.prefix(256)))) }
+        hasher.combine(sql.utf8.count)
+        hasher.combine(types)
+    }
 }

@@ -54,6 +54,19 @@ final class ServiceAuthVerifierTests: XCTestCase {
         h.assertFails("Bearer ", "BadJwt")
     }
 
+    func testTokenIsTrimmedAsFoundationTrimsWhitespace() throws {
+        // The fast path (printable ASCII at both ends) and every way around it.
+        let texts = ["abc.def.ghi", "a", "!~", " abc", "abc ", "\tabc\t", "a b", "  ", "", "\u{A0}abc", "abc\u{3000}",
+                     "\u{2009}a\u{202F}", "éa", "aé", "\u{7F}a", "a\u{1F}", "a\n", "\u{85}a", "\u{200B}a"]
+        for text in texts {
+            let padded = "x" + text + "x"
+            let inner = padded.dropFirst().dropLast()
+            XCTAssertEqual(ServiceAuthVerifier.trimmingWhitespace(inner), inner.trimmingCharacters(in: .whitespaces), text.debugDescription)
+        }
+        // Two spaces after the scheme: the token is what follows them, as before.
+        XCTAssertEqual(try h.verify("Bearer  \(h.token())"), h.k256DID)
+    }
+
     func testSegmentCount() {
         let parts = h.token().split(separator: ".")
         h.assertFails("Bearer \(parts[0]).\(parts[1])", "BadJwt")

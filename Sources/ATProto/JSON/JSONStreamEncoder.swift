@@ -8,8 +8,11 @@ import Basics
 /// It is also the single-value container of the value being encoded.
 
 final class JSONStreamEncoder: Encoder, SingleValueEncodingContainer {
-    private var state = JSONStreamState()
-    private var path: [any CodingKey] = []
+    // Unchecked: every access is a plain read, write or mutating call that never calls out (values
+    // encode themselves between accesses, never inside one), so no two accesses can overlap, and
+    // the run-time check cost more than any other part of encoding a small object.
+    @exclusivity(unchecked) private var state = JSONStreamState()
+    @exclusivity(unchecked) private var path: [any CodingKey] = []
     let userInfo: [CodingUserInfoKey: Any] = [:]
 
     var codingPath: [any CodingKey] { path }

@@ -5,8 +5,10 @@ import Basics
 
 final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
     let tape: JSONTape
-    private(set) var index: Int
-    private(set) var path: JSONCodingPath
+    // Unchecked: only `decode(_:at:path:)` writes these, with plain assignments between which the
+    // value decodes itself, so no two accesses can overlap (as in JSONStreamEncoder).
+    @exclusivity(unchecked) private(set) var index: Int
+    @exclusivity(unchecked) private(set) var path: JSONCodingPath
     let userInfo: [CodingUserInfoKey: Any] = [:]
 
     init(tape: JSONTape, index: Int, path: JSONCodingPath) {

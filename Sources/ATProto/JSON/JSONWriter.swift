@@ -13,8 +13,13 @@ enum JSONWriter {
         out.append(UInt8(ascii: "\""))
         let utf8 = string.utf8
         // Most strings need no escape: one bulk copy instead of a byte-by-byte append.
-        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: utf8)
+        let copied = utf8.withContiguousStorageIfAvailable { text in
+            let raw = UnsafeRawBufferPointer(text)
+            guard JSONStringScan.firstSpecial(in: raw, from: 0, stopAtNonASCII: false) == raw.count else { return false }
+            out.append(contentsOf: text)
+            return true
+        }
+        if copied == true {
             out.append(UInt8(ascii: "\""))
             return
         }

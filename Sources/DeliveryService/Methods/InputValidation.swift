@@ -18,17 +18,28 @@ enum InputValidation {
 
     /// msgId: a ULID (26 Crockford base32 characters) or a UUID (RFC 9562).
     static func messageID(_ text: String) throws(XRPCError) -> String {
-        let bytes = Array(text.utf8)
-        let crockford = Set("0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz".utf8)
-        if bytes.count == 26, bytes.allSatisfy({ crockford.contains($0) }) { return text }
+        let bytes = text.utf8
+        if bytes.count == 26, bytes.allSatisfy(isCrockfordBase32) { return text }
         if bytes.count == 36 {
-            let hex = Set("0123456789abcdefABCDEF".utf8)
             let valid = bytes.enumerated().allSatisfy { index, c in
-                [8, 13, 18, 23].contains(index) ? c == UInt8(ascii: "-") : hex.contains(c)
+                index == 8 || index == 13 || index == 18 || index == 23 ? c == UInt8(ascii: "-") : Hex.isDigit(c)
             }
             if valid { return text }
         }
         throw .invalidRequest("msgId must be a ULID or a UUID")
+    }
+
+    /// Crockford's base32 alphabet, either case: digits and letters but I, L, O and U.
+    private static func isCrockfordBase32(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
+            switch c | 0x20 {
+            case UInt8(ascii: "i"), UInt8(ascii: "l"), UInt8(ascii: "o"), UInt8(ascii: "u"): false
+            default: true
+            }
+        default: false
+        }
     }
 
     /// createConvo's `handshake`: `public` (the default) or `sealed`.

@@ -25,6 +25,26 @@ enum ASCII {
         byte == tab || (byte >= 0x20 && byte != 0x7F)
     }
 
+    /// Whether every byte is a field value byte, eight at a time: a token's value is a long run.
+    static func areFieldValueBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = (base + index).loadUnaligned(as: UInt64.self)
+            // High bits mark bytes below 0x20 (a tab among them too) or equal to DEL; none is exact.
+            let control = (word &- 0x20 &* ones) & ~word
+            let delete = (word ^ (0x7F &* ones)) &- ones & ~(word ^ (0x7F &* ones))
+            if (control | delete) & highBits != 0 { break }
+            index += 8
+        }
+        while index < bytes.count {
+            if !isFieldValueByte(base.load(fromByteOffset: index, as: UInt8.self)) { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// A request-target is visible ASCII without spaces (RFC 9112 §3.2, RFC 3986).
     static func isTargetByte(_ byte: UInt8) -> Bool {
         byte >= 0x21 && byte <= 0x7E

@@ -251,7 +251,7 @@ public struct HTTPRequestParser: Sendable {
         var valueEnd = end
         while valueStart < valueEnd, ASCII.isWhitespace(bytes[valueStart]) { valueStart += 1 }
         while valueEnd > valueStart, ASCII.isWhitespace(bytes[valueEnd - 1]) { valueEnd -= 1 }
-        for index in valueStart..<valueEnd where !ASCII.isFieldValueByte(bytes[index]) {
+        guard ASCII.areFieldValueBytes(UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd])) else {
             throw .invalidHeaderValue
         }
         return (start..<colon, valueStart..<valueEnd)

@@ -49,13 +49,29 @@ enum HTTPResponseWriter {
     /// Names keep only token bytes and values lose CR, LF and NUL, so a header built from client
     /// input cannot split the response.
     private static func appendField(name: String, value: String, to out: inout [UInt8]) {
-        for byte in name.utf8 where ASCII.isTokenCharacter(byte) { out.append(byte) }
+        // Names and values almost always need no change: copied whole when a scan says so.
+        if appendUnchanged(name, to: &out, when: ASCII.isTokenCharacter) != true {
+            for byte in name.utf8 where ASCII.isTokenCharacter(byte) { out.append(byte) }
+        }
         out.append(ASCII.colon)
         out.append(ASCII.space)
-        for byte in value.utf8 {
-            out.append(byte == ASCII.cr || byte == ASCII.lf || byte == 0 ? ASCII.space : byte)
+        if appendUnchanged(value, to: &out, when: { $0 != ASCII.cr && $0 != ASCII.lf && $0 != 0 }) != true {
+            for byte in value.utf8 {
+                out.append(byte == ASCII.cr || byte == ASCII.lf || byte == 0 ? ASCII.space : byte)
+            }
         }
-        out.append(contentsOf: [ASCII.cr, ASCII.lf])
+        out.append(ASCII.cr)
+        out.append(ASCII.lf)
+    }
+
+    /// Appends `text` as it is if every byte passes `keep`; false (nothing appended) if one does
+    /// not, nil if the text has no contiguous UTF-8.
+    private static func appendUnchanged(_ text: String, to out: inout [UInt8], when keep: (UInt8) -> Bool) -> Bool? {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where !keep(byte) { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
     }
 
     static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
