@@ -6,6 +6,8 @@ final class IOLoop {
     // socket can have.
     private static let listenerToken = UInt64(UInt32.max)
     private static let wakeupToken = UInt64(UInt32.max - 1)
+    /// Stream listener `i` (IOLoop+Streams.swift) has token `streamListenerBase - i`.
+    static let streamListenerBase = UInt64(UInt32.max - 2)
 
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
@@ -25,8 +27,11 @@ final class IOLoop {
     let shared: ServerShared
     private let events = EpollEvents(capacity: 256)
     private var connections: [HTTPConnection?] = []
-    private var liveConnections = 0
-    private var nextSerial: UInt64 = 1
+    /// Stream connections (IOLoop+Streams.swift), by descriptor like `connections`.
+    var streams: [StreamConnection?] = []
+    var suspendedStreamListeners: Set<Int> = []
+    var liveConnections = 0
+    var nextSerial: UInt64 = 1
     private var nextSweep: UInt64 = 0
     private var drainDeadline: UInt64 = 0
     private var listenerSuspended = false
@@ -56,13 +61,17 @@ final class IOLoop {
                 switch token {
                 case Self.listenerToken: acceptConnections()
                 case Self.wakeupToken: drainWakeups()
+                case let token where token <= Self.streamListenerBase && Self.streamListenerBase - token < UInt64(handle.streamListeners.count):
+                    acceptStreams(listener: Int(Self.streamListenerBase - token))
                 default:
                     // The token carries the serial too: an event queued for a descriptor closed and
                     // reused earlier in this batch must not reach the new connection.
-                    guard let connection = connection(for: Int32(truncatingIfNeeded: token & 0xFFFF_FFFF)),
-                          connection.serial & 0xFFFF_FFFF == token >> 32
-                    else { continue }
-                    connection.handle(events: flags, loop: self)
+                    let descriptor = Int32(truncatingIfNeeded: token & 0xFFFF_FFFF)
+                    if let connection = connection(for: descriptor), connection.serial & 0xFFFF_FFFF == token >> 32 {
+                        connection.handle(events: flags, loop: self)
+                    } else if let stream = stream(for: descriptor), stream.serial & 0xFFFF_FFFF == token >> 32 {
+                        stream.handle(events: flags, loop: self)
+                    }
                 }
             }
             if !isDraining, handle.stopRequested { beginDraining() }
@@ -200,6 +209,10 @@ final class IOLoop {
     private func drainWakeups() {
         handle.wakeup.drain()
         for completion in handle.takeCompletions() {
+            if case let .stream(message) = completion.payload {
+                if let stream = stream(for: completion.descriptor), stream.serial == completion.serial { stream.deliver(message, loop: self) }
+                continue
+            }
             // The descriptor may have been closed, or closed and reused, while the worker ran.
             guard let connection = connection(for: completion.descriptor), connection.serial == completion.serial else { continue }
             switch completion.payload {
@@ -211,6 +224,8 @@ final class IOLoop {
                 connection.run(.outbound(HTTPConnectionMachine.WebSocketOutboundEvent(outbound)), loop: self)
             case .resumeBody:
                 connection.resumeBodyStream(loop: self)
+            case .stream:
+                break
             }
         }
     }
@@ -221,6 +236,7 @@ final class IOLoop {
         for case let connection? in connections {
             connection.checkTimeouts(loop: self)
         }
+        sweepStreams()
         if listenerSuspended, !isDraining, let listener = handle.listener {
             let interest = Epoll.readable | (configuration.reusePort ? 0 : Epoll.exclusive)
             if (try? handle.epoll.add(listener.descriptor, events: interest, data: Self.listenerToken)) != nil {
@@ -236,20 +252,29 @@ final class IOLoop {
         for case let connection? in connections {
             connection.beginDraining(loop: self)
         }
+        drainStreams()
     }
 
     private func closeAll() {
         for case let connection? in connections {
             close(connection)
         }
+        for case let stream? in streams {
+            close(stream)
+        }
     }
 
     /// Registers the listener and the wake-up descriptor on `epoll` before the thread starts.
     /// A listener shared by several loops is registered exclusive so one connection wakes one thread.
-    static func register(listener: Socket?, wakeup: EventFD, on epoll: Epoll, shared: Bool) throws(SocketError) {
+    static func register(listener: Socket?, streamListeners: [Socket] = [], wakeup: EventFD, on epoll: Epoll,
+                         shared: Bool) throws(SocketError) {
         try epoll.add(wakeup.descriptor, events: Epoll.readable, data: wakeupToken)
         if let listener {
             try epoll.add(listener.descriptor, events: Epoll.readable | (shared ? Epoll.exclusive : 0), data: listenerToken)
+        }
+        // Each stream listener is shared by every loop.
+        for (index, streamListener) in streamListeners.enumerated() {
+            try epoll.add(streamListener.descriptor, events: Epoll.readable | Epoll.exclusive, data: streamListenerBase - UInt64(index))
         }
     }
 }
