@@ -87,7 +87,7 @@ final class StreamListenerTests: XCTestCase {
             io.closeAfterSending()
         }
 
-        func closed() {
+        func closed(now: UInt64) {
             record.closed.add(1, ordering: .relaxed)
         }
     }

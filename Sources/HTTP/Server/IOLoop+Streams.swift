@@ -64,7 +64,7 @@ extension IOLoop {
         liveConnections -= 1
         shared.releaseConnection(from: connection.remoteAddress)
         // Last: the session learns it is closed once the descriptor is gone.
-        connection.markClosed()
+        connection.markClosed(now: now)
     }
 
     func sweepStreams() {

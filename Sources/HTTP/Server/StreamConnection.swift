@@ -174,14 +174,14 @@ final class StreamConnection {
 
     // MARK: Closing
 
-    func markClosed() {
+    func markClosed(now: UInt64) {
         isClosed = true
         timer = nil
         held.removeAll()
         output = OutputQueue()
         let session = self.session
         self.session = nil
-        session?.closed()
+        session?.closed(now: now)
     }
 }
 

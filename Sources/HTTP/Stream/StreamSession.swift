@@ -18,7 +18,7 @@ public protocol StreamSession: AnyObject {
     /// The server shuts down: the session says goodbye (and asks to close) in its protocol's way.
     func draining(io: inout StreamIO)
     /// The connection is gone (closed by either side, failed, or timed out); called once, last.
-    func closed()
+    func closed(now: UInt64)
 }
 
 /// Opens a session for each connection accepted on a stream listener (on the I/O thread).
@@ -35,7 +35,7 @@ public struct StreamIO {
     var close = false
     var deadline: UInt64??
 
-    init(now: UInt64) { self.now = now }
+    public init(now: UInt64) { self.now = now }
 
     /// Queues bytes for the peer, after everything queued before.
     public mutating func send(_ bytes: [UInt8]) {
