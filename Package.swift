@@ -95,6 +95,6 @@ let package = Package(
         .testTarget(name: "MLSClientTests", dependencies: [
             "MLSClient", "catbird-mls", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
         ]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport", "MLSTestSupport"]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport", "MLSTestSupport", "MQTT", "MQTTClient"]),
     ]
 )

@@ -12,22 +12,22 @@ struct EventSource: Sendable {
 
     func events(convoID: String, after seq: Int64) throws -> [PreparedEvent] {
         let events = try store.events(convoID: convoID, afterSeq: seq, limit: batchSize)
-        let messages = try inlineMessages(convoID: convoID, for: events)
+        let messages = try messageRows(convoID: convoID, for: events)
         return try events.map { event in
-            try PreparedEvent(event, message: event.kind == .messageEvent ? messages[Self.messageSeq(event)] : nil)
+            let row = event.kind == .messageEvent ? messages[Self.messageSeq(event)] : nil
+            let inline = row.flatMap { row in row.ciphertext.map({ $0.count <= inlineCiphertextLimit }) ?? true ? row : nil }
+            return try PreparedEvent(event, message: inlineCiphertextLimit > 0 ? inline : nil, row: row)
         }
     }
 
-    /// The messages the batch's messageEvents point at, by seq, in one range query.
-    private func inlineMessages(convoID: String, for events: [ConvoEvent]) throws -> [Int64: MessageRow] {
-        guard inlineCiphertextLimit > 0 else { return [:] }
+    /// The messages the batch's messageEvents point at, by seq, in one range query: inlined in
+    /// messageEvents within the limit, and the payload of MQTT deliveries.
+    private func messageRows(convoID: String, for events: [ConvoEvent]) throws -> [Int64: MessageRow] {
         let seqs = events.compactMap { $0.kind == .messageEvent ? Self.messageSeq($0) : nil }
         guard let low = seqs.min(), let high = seqs.max() else { return [:] }
         let page = try store.messages(convoID: convoID, MessageQuery(sinceSeq: low - 1, limit: Int(min(1000, high - low + 1))))
         var rows: [Int64: MessageRow] = [:]
-        for row in page.messages where row.ciphertext.map({ $0.count <= inlineCiphertextLimit }) ?? true {
-            rows[row.seq] = row
-        }
+        for row in page.messages { rows[row.seq] = row }
         return rows
     }
 

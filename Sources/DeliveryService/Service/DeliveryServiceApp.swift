@@ -2,6 +2,8 @@ import ATProto
 import DeliveryStore
 import Foundation
 import HTTP
+import MQTT
+import MQTTServer
 import Store
 
 /// Wires the layers together: database and migrations, service auth, the XRPC methods, the HTTP
@@ -17,6 +19,8 @@ public final class DeliveryServiceApp: Sendable {
     private let maintenance: MaintenanceJob
     private let retention: RetentionJob
     private let events: EventService
+    /// The MQTT listener's Relay protocol (MQTT_PORT); nil when it is off.
+    private let relay: RelayBroker?
 
     public init(configuration: ServiceConfiguration) throws {
         self.configuration = configuration
@@ -65,7 +69,23 @@ public final class DeliveryServiceApp: Sendable {
             deferredReplayAuth: DeferredReplayAuth(
                 verify: { header, nsid throws(AuthError) in try verifier.verifyDeferringReplay(authorization: header, lexiconMethod: nsid) },
                 record: { claim throws(AuthError) in try verifier.record(claim) }))
-        let server = HTTPServer(configuration: configuration.http, responder: router)
+        var streams: [StreamListener] = []
+        if let port = configuration.mqttPort {
+            let pending = RelayPending()
+            let context = RelayContext(env: environment, source: events.source, hub: events.hub,
+                                       workers: EventWorkers(threads: configuration.http.workerThreads, name: "relay"),
+                                       node: UUID().uuidString, pending: pending)
+            let broker = RelayBroker(
+                configuration: MQTTServerConfiguration(), context: context,
+                authenticator: RelayAuthenticator(verifier: verifier, store: store, rateLimits: rateLimits, metrics: metrics),
+                publisher: RelayPublisher(env: environment, rateLimits: rateLimits, metrics: metrics, pending: pending))
+            relay = broker
+            // TLS with the same certificate as HTTPS when TLS_CERT_FILE / TLS_KEY_FILE are set.
+            streams.append(StreamListener(port: port, tls: configuration.http.tls != nil, service: MQTTListener(broker: broker)))
+        } else {
+            relay = nil
+        }
+        let server = HTTPServer(configuration: configuration.http, responder: router, streams: streams)
         self.server = server
         let database = self.database
         metrics.setGauges(ServiceMetrics.Gauges(
@@ -75,13 +95,18 @@ public final class DeliveryServiceApp: Sendable {
     }
 
     public func start() throws {
+        relay?.start()
         try server.start()
         monitor.start()
         maintenance.start()
         retention.start()
         events.start(databaseURL: configuration.database.url)
         log.info("listening", ["host": configuration.http.host, "port": String(server.port)])
+        if relay != nil { log.info("mqtt listening", ["host": configuration.http.host, "port": String(server.streamPort(0))]) }
     }
+
+    /// The MQTT listener's bound port (MQTT_PORT, or the ephemeral one for 0); nil when it is off.
+    public var mqttPort: Int? { relay == nil ? nil : server.streamPort(0) }
 
     /// The bound port (the configured one, or the ephemeral one for port 0).
     public var port: Int { server.port }
@@ -103,6 +128,7 @@ public final class DeliveryServiceApp: Sendable {
     public func shutdown() {
         log.info("shutting down", ["grace_s": String(configuration.http.shutdownGracePeriod)])
         server.shutdown()
+        relay?.stop()
         monitor.stop()
         maintenance.stop()
         retention.stop()
