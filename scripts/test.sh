@@ -31,6 +31,8 @@ scripts/try-it.sh --sealed
 
 # Interop: AWS mls-rs and rfc9420 users beside ours on the real server (Tests/Interop/README.md).
 scripts/interop.sh
+# The MQTT listener with third-party clients: paho-mqtt and mosquitto_pub/sub (Tests/Interop/README.md).
+scripts/mqtt-interop.sh
 
 # Every RFC 9420 vector file, all cipher suites, from a release build.
 swift build -c release --product mls-vectors

@@ -70,6 +70,7 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.events.workerThreads, 2)
         XCTAssertEqual(config.retention, RetentionSettings())
         XCTAssertEqual(config.retention.ttlDays, 30)
+        XCTAssertNil(config.mqttPort, "the MQTT listener is off unless MQTT_PORT is set")
     }
 
     /// One usable, non-default value for every variable the service reads.
@@ -88,6 +89,7 @@ final class ConfigurationTests: XCTestCase {
         "EVENTS_MAX_SOCKETS_PER_USER": "9", "EVENTS_INLINE_CIPHERTEXT_MAX": "0", "EVENTS_WORKER_THREADS": "3",
         "MESSAGE_TTL_DAYS": "7", "RETENTION_KEEP_COMMIT_EPOCHS": "0", "RETENTION_BATCH_SIZE": "500",
         "RETENTION_INTERVAL_SECONDS": "60", "MESSAGE_BATCH_LANES": "4", "MESSAGE_BATCH_MAX": "32",
+        "MQTT_PORT": "1883",
     ]
 
     /// The README's table names exactly these variables, and each one, set alone, changes the
@@ -152,6 +154,7 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.retention.keepCommitEpochs, 0)
         XCTAssertEqual(config.retention.batchSize, 500)
         XCTAssertEqual(config.retention.interval, 60)
+        XCTAssertEqual(config.mqttPort, 1883)
 
         XCTAssertEqual(try configuration(["HOST": "::1", "PORT": "0"]).serviceEndpoint, "http://[::1]:0")
         XCTAssertEqual(try configuration(["SUBSCRIPTION_TICKET_KEY": Base64.encode(Array(repeating: 1, count: 48))])
