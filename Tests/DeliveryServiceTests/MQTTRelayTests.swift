@@ -22,7 +22,7 @@ final class MQTTRelayTests: XCTestCase {
         super.tearDown()
     }
 
-    private var service: ServiceHarness { get throws { try XCTUnwrap(Self.shared).get() } }
+    var service: ServiceHarness { get throws { try XCTUnwrap(Self.shared).get() } }
 
     private func refusal(_ block: () throws -> Void) -> (ReasonCode, String?)? {
         do {

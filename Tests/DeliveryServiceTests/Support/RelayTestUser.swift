@@ -34,9 +34,11 @@ final class RelayTestUser {
                            cleanStart: cleanStart, sessionExpiryInterval: expiry, keepAlive: 60)
     }
 
+    /// Connects to the service's MQTT listener (or another node's, on `port`).
     @discardableResult
-    func connect(cleanStart: Bool = true, expiry: UInt32 = 0) throws -> MQTTClient {
-        let client = try MQTTClient(host: "127.0.0.1", port: try XCTUnwrap(service.app.mqttPort), options: options(cleanStart: cleanStart, expiry: expiry))
+    func connect(cleanStart: Bool = true, expiry: UInt32 = 0, port: Int? = nil) throws -> MQTTClient {
+        let port = try port ?? XCTUnwrap(service.app.mqttPort)
+        let client = try MQTTClient(host: "127.0.0.1", port: port, options: options(cleanStart: cleanStart, expiry: expiry))
         self.client = client
         buffered = []
         return client
