@@ -1,9 +1,28 @@
 import Basics
 import Foundation
+import HTTP
 import MLS
 import MQTT
 import MQTTClient
 import XCTest
+
+/// A raw connection for CONNECT packets `MQTTClient.Options` cannot express.
+struct ClientProbe {
+    let stream: ClientByteStream
+
+    init(port: Int) throws { stream = try ClientByteStream.connect(host: "127.0.0.1", port: port, tls: false) }
+
+    func connack(_ connect: ConnectPacket) throws -> ConnAckPacket {
+        try stream.write(MQTTPacket.connect(connect).encoded())
+        var splitter = FrameSplitter(maximumPacketSize: 1 << 20)
+        while true {
+            if let frame = try splitter.next(), case .connack(let connack) = try MQTTPacket.decode(frame) { return connack }
+            let bytes = try stream.read(timeout: 5)
+            if bytes.isEmpty { throw MQTTClient.Failure.disconnected(nil, "closed before CONNACK") }
+            splitter.append(bytes)
+        }
+    }
+}
 
 /// The Relay protocol on the real service over MQTT (docs/mqtt.md): authentication, topics mapped to
 /// the store's operations with their checks, delivery from the event log, Sessions. MLS users are
@@ -64,6 +83,14 @@ final class MQTTRelayTests: XCTestCase {
         let once = alice.options()
         _ = try MQTTClient(host: "127.0.0.1", port: port, options: once)
         XCTAssertEqual(refusal { _ = try MQTTClient(host: "127.0.0.1", port: port, options: once) }?.0, .badUserNameOrPassword)
+
+        // A Will Message (the service would publish it unchecked after the client left): 0x83.
+        let will = RelayTestUser(service)
+        let raw = try ClientProbe(port: port)
+        var connect = ConnectPacket(clientIdentifier: will.clientID, userName: will.did,
+                                    password: will.options().password)
+        connect.will = ConnectPacket.Will(topic: "relay/u/\(will.did)", payload: [1])
+        XCTAssertEqual(try raw.connack(connect).reasonCode, .implementationSpecificError)
 
         // A client_id that is not 32 lower-case hex, or one bound to another DID: 0x85.
         XCTAssertEqual(refusal { _ = try MQTTClient(host: "127.0.0.1", port: port, options: alice.options(clientID: "ABC")) }?.0,

@@ -40,6 +40,11 @@ struct RelayAuthenticator: Sendable {
             metrics?.recordRateLimited(scope: "ip")
             return .failure(Refusal(code: .quotaExceeded, reason: "RateLimitExceeded: too many requests from this address"))
         }
+        // Everything published is validated as the publisher's own act; a Will would be published by
+        // the service on the client's behalf after it left, unchecked at that moment.
+        guard request.will == nil else {
+            return .failure(Refusal(code: .implementationSpecificError, reason: "Will Messages are not supported"))
+        }
         guard RelayTopic.isClientID(request.clientIdentifier) else {
             return .failure(Refusal(code: .clientIdentifierNotValid, reason: "the Client Identifier must be 32 lower-case hex digits"))
         }
