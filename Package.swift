@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
 
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
-        .target(name: "MLSClient", dependencies: ["Basics", "Lexicon", "MLS", "Primitives", "HTTP", "ATProto"]),
+        .target(name: "MLSClient", dependencies: ["Basics", "Lexicon", "MLS", "Primitives", "HTTP", "ATProto", "MQTT", "MQTTClient"]),
         .executableTarget(name: "catbird-mls", dependencies: [
             "MLSClient", "Basics", "Lexicon", "MLS", "ATProto", "HTTP", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

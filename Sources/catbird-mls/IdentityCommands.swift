@@ -90,6 +90,11 @@ struct PublishKeyPackages: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if options.transport == .mqtt {
+            let published = try await options.relayClient().publishKeyPackages(count: count)
+            Output.line("published \(published) key package(s) on relay/k")
+            return
+        }
         let output = try await options.client().publishKeyPackages(count: count)
         if options.json {
             Output.json(output)
