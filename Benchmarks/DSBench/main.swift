@@ -15,7 +15,13 @@
 //                   [--messages 500] [--rate 100] [--sender-threads 4] [--reader-threads 2]
 //                   [--ciphertext-size 1024] [--server-pid PID] [--label NAME]
 //       subscribeConvoEvents: events/s delivered to the sockets and sendMessage → receipt latency
+//   ds-bench mqtt --server URL --audience DID --plc-dir D --mqtt-port P [--mosquitto-port M]
+//                 [--subscribers 200] [--clients-per-user 5] [--messages 2000] [--window 32]
+//                 [--ciphertext-size 1024] [--server-pid PID] [--mosquitto-pid PID]
+//       MQTT fan-out: deliveries/s and publish → receive latency, mosquitto and the service's listener
 import Foundation
+import MQTTClient
+import Primitives
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
@@ -78,6 +84,38 @@ func events(_ options: Options) throws {
     try EventsReport(bench: bench, outcome: try bench.run(), label: options.optionalString("label")).print()
 }
 
+func mqtt(_ options: Options) throws {
+    let client = try options.client()
+    let subscribers = try options.int("subscribers", default: 200)
+    let perUser = try options.int("clients-per-user", default: 5)
+    let bench = MQTTBench(subscribers: subscribers, clientsPerUser: perUser, messages: try options.int("messages", default: 2000),
+                          window: try options.int("window", default: 32), ciphertextSize: try options.int("ciphertext-size", default: 1024))
+    let group = try MQTTBench.prepare(client: client, plcDirectory: try options.string("plc-dir"),
+                                      members: (subscribers + perUser - 1) / perUser, messages: bench.messages,
+                                      ciphertextSize: bench.ciphertextSize)
+    func clientID() -> String { SecureRandom.bytes(16).map { String(format: "%02x", $0) }.joined() }
+    func connectOptions(as user: BenchUser) throws -> MQTTClient.Options {
+        MQTTClient.Options(clientIdentifier: clientID(), userName: user.did.rawValue,
+                           password: Array(try user.token(audience: client.audience, nsid: "blue.catbird.mls.mqttConnect").utf8),
+                           receiveMaximum: 256)
+    }
+    var anchor: MQTTBench.Outcome?
+    if let mosquitto = try options.optionalInt("mosquitto-port") {
+        let plain = MQTTBench.Target(
+            name: "mosquitto 2.0 (no persistence)", port: mosquitto, topic: "bench/fanout",
+            subscriber: { _ in MQTTClient.Options(clientIdentifier: clientID(), receiveMaximum: 256) },
+            publisher: { MQTTClient.Options(clientIdentifier: clientID()) }, serverPID: try options.optionalInt("mosquitto-pid"))
+        let outcome = try bench.run(plain, payloads: group.payloads)
+        MQTTBench.report(outcome, anchor: nil)
+        anchor = outcome
+    }
+    let ours = MQTTBench.Target(
+        name: "catbird-mls MQTT (validated)", port: try options.int("mqtt-port", default: 0), topic: "relay/g/\(group.convoID)/m",
+        subscriber: { index in try connectOptions(as: group.users[1 + index / perUser]) },
+        publisher: { try connectOptions(as: group.users[0]) }, serverPID: try options.optionalInt("server-pid"))
+    MQTTBench.report(try bench.run(ours, payloads: group.payloads), anchor: anchor)
+}
+
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     switch options.command {
@@ -85,6 +123,7 @@ do {
     case "prepare": try prepare(options)
     case "add-members": try addMembers(options)
     case "events": try events(options)
+    case "mqtt": try mqtt(options)
     default: throw BenchError.usage("unknown command \(options.command)")
     }
 } catch {
