@@ -6,9 +6,11 @@ import MQTTClient
 import Primitives
 import Synchronization
 
-/// MQTT fan-out (issue 19): `subscribers` connections on one topic, one publisher sending
-/// `messages` QoS 1 messages of about 1 KB with at most `window` unacknowledged, every delivery's
-/// receive time against its message's publish time. Run against mosquitto (a plain broker: no
+/// MQTT fan-out (issue 19): `subscribers` connections on one topic, one publisher sending QoS 1
+/// messages of about 1 KB with at most `window` unacknowledged, every delivery's receive time
+/// against its message's publish time. Two phases per broker: flat out (`messages`, as fast as the
+/// broker acknowledges: deliveries/s), then paced (`pacedMessages` at `rate` per second: latency
+/// without a backlog; a broker that acknowledges faster than it delivers builds one flat out). Run against mosquitto (a plain broker: no
 /// authentication, no validation, no persistence) and against the service's MQTT listener, where
 /// the topic is a real conversation's relay/g/{id}/m, the subscribers 5 clients each of its members,
 /// the messages real PrivateMessages of the publishing member, each validated and committed to
@@ -17,6 +19,8 @@ struct MQTTBench {
     let subscribers: Int
     let clientsPerUser: Int
     let messages: Int
+    let pacedMessages: Int
+    let rate: Double
     let window: Int
     let ciphertextSize: Int
 
@@ -39,6 +43,8 @@ struct MQTTBench {
         var latencies: [Double]
         var refused: [String]
         var serverCPU: Double?
+        /// Publish rate asked for (nil: flat out).
+        var rate: Double?
     }
 
     /// The conversation for the service's run and the payloads: real PrivateMessages of member 0.
@@ -49,21 +55,25 @@ struct MQTTBench {
     }
 
     static func prepare(client: XRPCClient, plcDirectory: String, members: Int, messages: Int, ciphertextSize: Int) throws -> Group {
+        // `messages` in all: the caller splits them between its runs.
         let data = SendMessageData(client: client, plcDirectory: plcDirectory, senders: members + 1, convos: 1, ciphertextSize: ciphertextSize)
         let users = try (0..<(members + 1)).map { _ in try BenchUser() }
         for user in users { try PLCDirectory.publish(user, in: plcDirectory) }
         var (convoID, groups) = try data.createConvo(creator: 0, users: users)
         let size = try data.plaintextSize(probing: &groups[0])
         let plaintext = Array(String(repeating: "mqtt bench ", count: size / 11 + 1).utf8.prefix(size))
-        // One spare for the warm-up.
-        let payloads = try (0...messages).map { _ in try groups[0].encrypt(Array(plaintext)).encoded() }
+        // Every payload is published once (the service stores a msgId once); one spare per run for its warm-up.
+        let payloads = try (0..<messages).map { _ in try groups[0].encrypt(Array(plaintext)).encoded() }
         return Group(users: users, convoID: convoID, payloads: payloads)
     }
 
     /// A key for a payload: its last 16 bytes (the AEAD tag of a PrivateMessage).
     static func key(_ payload: [UInt8]) -> [UInt8] { Array(payload.suffix(16)) }
 
-    func run(_ target: Target, payloads: [[UInt8]]) throws -> Outcome {
+    /// One run: `payloads.last` is the warm-up, the others are published (at `rate` per second, or
+    /// flat out).
+    func run(_ target: Target, payloads: [[UInt8]], rate: Double? = nil) throws -> Outcome {
+        let messages = payloads.count - 1
         var index: [[UInt8]: Int] = [:]
         for (position, payload) in payloads.enumerated() { index[Self.key(payload)] = position }
         let warmUp = payloads.count - 1
@@ -118,6 +128,11 @@ struct MQTTBench {
         var outstanding = 0
         let start = ProcessClock.now()
         for position in 0..<messages {
+            if let rate {
+                let due = start + UInt64(Double(position) / rate * 1e9)
+                let now = ProcessClock.now()
+                if due > now { usleep(UInt32((due - now) / 1000)) }
+            }
             while outstanding >= window {
                 for ack in try publisher.takePublishAcks(timeout: 10) {
                     outstanding -= 1
@@ -151,7 +166,7 @@ struct MQTTBench {
         return Outcome(name: target.name, delivered: stamps.count, expected: expected,
                        deliveriesPerSecond: seconds > 0 ? Double(stamps.count) / seconds : 0,
                        publishesPerSecond: Double(messages) / (Double(lastPublish - start) / 1e9), latencies: latencies,
-                       refused: refused, serverCPU: cpuAfter.flatMap { after in cpuBefore.map { (after - $0) / seconds } })
+                       refused: refused, serverCPU: cpuAfter.flatMap { after in cpuBefore.map { (after - $0) / seconds } }, rate: rate)
     }
 
     /// Receipts of every subscriber thread, gathered at the end.
@@ -176,7 +191,8 @@ struct MQTTBench {
             guard !outcome.latencies.isEmpty else { return 0 }
             return outcome.latencies[min(outcome.latencies.count - 1, Int(Double(outcome.latencies.count) * p))]
         }
-        var line = outcome.name.padding(toLength: 30, withPad: " ", startingAt: 0)
+        let name = outcome.name + (outcome.rate.map { String(format: ", %.0f/s", $0) } ?? ", flat out")
+        var line = name.padding(toLength: 40, withPad: " ", startingAt: 0)
             + String(format: "%9.0f deliveries/s   p50 %7.2fms   p99 %7.2fms   (%d/%d delivered, %.0f publishes/s)",
                      outcome.deliveriesPerSecond, percentile(0.5), percentile(0.99), outcome.delivered, outcome.expected,
                      outcome.publishesPerSecond)

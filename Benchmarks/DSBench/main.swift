@@ -16,7 +16,8 @@
 //                   [--ciphertext-size 1024] [--server-pid PID] [--label NAME]
 //       subscribeConvoEvents: events/s delivered to the sockets and sendMessage → receipt latency
 //   ds-bench mqtt --server URL --audience DID --plc-dir D --mqtt-port P [--mosquitto-port M]
-//                 [--subscribers 200] [--clients-per-user 5] [--messages 2000] [--window 32]
+//                 [--subscribers 200] [--clients-per-user 5] [--messages 2000] [--paced-messages 1000]
+//                 [--rate 100] [--window 32]
 //                 [--ciphertext-size 1024] [--server-pid PID] [--mosquitto-pid PID]
 //       MQTT fan-out: deliveries/s and publish → receive latency, mosquitto and the service's listener
 import Foundation
@@ -89,31 +90,43 @@ func mqtt(_ options: Options) throws {
     let subscribers = try options.int("subscribers", default: 200)
     let perUser = try options.int("clients-per-user", default: 5)
     let bench = MQTTBench(subscribers: subscribers, clientsPerUser: perUser, messages: try options.int("messages", default: 2000),
+                          pacedMessages: try options.int("paced-messages", default: 1000),
+                          rate: Double(try options.int("rate", default: 100)),
                           window: try options.int("window", default: 32), ciphertextSize: try options.int("ciphertext-size", default: 1024))
+    // Each broker: a flat-out run and a paced one, each with its own warm-up message.
     let group = try MQTTBench.prepare(client: client, plcDirectory: try options.string("plc-dir"),
-                                      members: (subscribers + perUser - 1) / perUser, messages: bench.messages,
-                                      ciphertextSize: bench.ciphertextSize)
+                                      members: (subscribers + perUser - 1) / perUser,
+                                      messages: 2 * (bench.messages + 1 + bench.pacedMessages + 1), ciphertextSize: bench.ciphertextSize)
+    let flat = bench.messages + 1, paced = bench.pacedMessages + 1
+    func runs(_ offset: Int) -> (flat: [[UInt8]], paced: [[UInt8]]) {
+        (Array(group.payloads[offset..<offset + flat]), Array(group.payloads[offset + flat..<offset + flat + paced]))
+    }
     func clientID() -> String { SecureRandom.bytes(16).map { String(format: "%02x", $0) }.joined() }
     func connectOptions(as user: BenchUser) throws -> MQTTClient.Options {
         MQTTClient.Options(clientIdentifier: clientID(), userName: user.did.rawValue,
                            password: Array(try user.token(audience: client.audience, nsid: "blue.catbird.mls.mqttConnect").utf8),
                            receiveMaximum: 256)
     }
-    var anchor: MQTTBench.Outcome?
+    var anchors: (flat: MQTTBench.Outcome, paced: MQTTBench.Outcome)?
     if let mosquitto = try options.optionalInt("mosquitto-port") {
         let plain = MQTTBench.Target(
             name: "mosquitto 2.0 (no persistence)", port: mosquitto, topic: "bench/fanout",
             subscriber: { _ in MQTTClient.Options(clientIdentifier: clientID(), receiveMaximum: 256) },
             publisher: { MQTTClient.Options(clientIdentifier: clientID()) }, serverPID: try options.optionalInt("mosquitto-pid"))
-        let outcome = try bench.run(plain, payloads: group.payloads)
-        MQTTBench.report(outcome, anchor: nil)
-        anchor = outcome
+        let payloads = runs(0)
+        let flatOutcome = try bench.run(plain, payloads: payloads.flat)
+        MQTTBench.report(flatOutcome, anchor: nil)
+        let pacedOutcome = try bench.run(plain, payloads: payloads.paced, rate: bench.rate)
+        MQTTBench.report(pacedOutcome, anchor: nil)
+        anchors = (flatOutcome, pacedOutcome)
     }
     let ours = MQTTBench.Target(
         name: "catbird-mls MQTT (validated)", port: try options.int("mqtt-port", default: 0), topic: "relay/g/\(group.convoID)/m",
         subscriber: { index in try connectOptions(as: group.users[1 + index / perUser]) },
         publisher: { try connectOptions(as: group.users[0]) }, serverPID: try options.optionalInt("server-pid"))
-    MQTTBench.report(try bench.run(ours, payloads: group.payloads), anchor: anchor)
+    let payloads = runs(flat + paced)
+    MQTTBench.report(try bench.run(ours, payloads: payloads.flat), anchor: anchors?.flat)
+    MQTTBench.report(try bench.run(ours, payloads: payloads.paced, rate: bench.rate), anchor: anchors?.paced)
 }
 
 do {

@@ -27,7 +27,7 @@ extension DeliveryStore {
     public func bindRelayClient(_ clientID: String, to did: DID) throws(DeliveryStoreError) -> String {
         try run { transaction throws(DeliveryStoreError) in
             try guarded {
-                try transaction.connection.execute(
+                _ = try transaction.connection.execute(
                     "INSERT INTO mqtt_clients (client_id, did) VALUES ($1, $2) ON CONFLICT (client_id) DO NOTHING", [clientID, did])
                 let rows = try transaction.connection.query("SELECT did FROM mqtt_clients WHERE client_id = $1", [clientID])
                 guard let row = rows.first else { throw DeliveryStoreError.invalidArgument("client binding vanished") }
@@ -63,7 +63,7 @@ extension DeliveryStore {
             for package in packages {
                 _ = try transaction.publishKeyPackage(package)
                 try guarded {
-                    try transaction.connection.execute("""
+                    _ = try transaction.connection.execute("""
                         INSERT INTO mqtt_key_packages (key_package_ref, client_id) VALUES ($1, $2)
                         ON CONFLICT (key_package_ref) DO NOTHING
                         """, [package.ref, clientID])
@@ -106,7 +106,7 @@ extension DeliveryStore {
     public func acknowledgeRelayWelcome(_ welcomeID: Int64, clientID: String) throws(DeliveryStoreError) {
         try run { transaction throws(DeliveryStoreError) in
             try guarded {
-                try transaction.connection.execute("""
+                _ = try transaction.connection.execute("""
                     INSERT INTO mqtt_welcome_acks (client_id, welcome_id) VALUES ($1, $2) ON CONFLICT DO NOTHING
                     """, [clientID, welcomeID])
             }
@@ -173,7 +173,7 @@ extension DeliveryStore {
     public func saveRelaySession(_ clientID: String, node: String, state: String, detachUntil expiresAt: Date?) throws(DeliveryStoreError) {
         try run { transaction throws(DeliveryStoreError) in
             try guarded {
-                try transaction.connection.execute("""
+                _ = try transaction.connection.execute("""
                     UPDATE mqtt_sessions SET state = $3::jsonb, expires_at = $4,
                         attached_node = CASE WHEN $4::timestamptz IS NULL THEN attached_node ELSE NULL END
                     WHERE client_id = $1 AND attached_node = $2
@@ -186,7 +186,7 @@ extension DeliveryStore {
     public func deleteRelaySession(_ clientID: String, node: String) throws(DeliveryStoreError) {
         try run { transaction throws(DeliveryStoreError) in
             try guarded {
-                try transaction.connection.execute("DELETE FROM mqtt_sessions WHERE client_id = $1 AND attached_node = $2", [clientID, node])
+                _ = try transaction.connection.execute("DELETE FROM mqtt_sessions WHERE client_id = $1 AND attached_node = $2", [clientID, node])
             }
         }
     }
@@ -211,7 +211,7 @@ extension DeliveryStore {
     public func markRelaySessionAttached(_ clientID: String, did: DID, node: String) throws(DeliveryStoreError) {
         try run { transaction throws(DeliveryStoreError) in
             try guarded {
-                try transaction.connection.execute("""
+                _ = try transaction.connection.execute("""
                     INSERT INTO mqtt_sessions (client_id, did, attached_node) VALUES ($1, $2, $3)
                     ON CONFLICT (client_id) DO UPDATE SET attached_node = $3, expires_at = NULL
                     """, [clientID, did, node])
@@ -222,7 +222,7 @@ extension DeliveryStore {
     /// Announces `payload` on the Relay channel to every node (e.g. a Session taken over).
     public func notifyRelay(_ payload: String) throws(DeliveryStoreError) {
         try run { transaction throws(DeliveryStoreError) in
-            try guarded { try transaction.connection.execute("SELECT pg_notify('relay_events', $1)", [payload]) }
+            try guarded { _ = try transaction.connection.execute("SELECT pg_notify('relay_events', $1)", [payload]) }
         }
     }
 }

@@ -258,11 +258,13 @@ final class EventHub: Sendable {
             }
             var events: [PreparedEvent] = []
             var position = from
+            // Up to the announced seq (a resync: until the log has no more); a batch shorter than
+            // `batchSize` may be the end of the cache, not of the log.
             while announced == Self.resync || position < announced {
                 let batch = try source.events(convoID: convoID, after: position)
                 events += batch
                 position = batch.last?.seq ?? position
-                if batch.count < source.batchSize { break }
+                if batch.isEmpty { break }
             }
             state.withLock { state in
                 if state.byConvo[convoID] != nil { state.lastRead[convoID] = max(state.lastRead[convoID] ?? 0, position) }

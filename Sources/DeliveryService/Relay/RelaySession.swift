@@ -29,7 +29,7 @@ struct RelayContext: Sendable {
 /// log's. A Session hands at most `outstandingLimit` QoS 1 messages the client has not acknowledged:
 /// beyond, the conversation is marked behind and read again from the log once acknowledgements come.
 final class RelaySession: EventFollower, Sendable {
-    static let outstandingLimit = 256
+    static let outstandingLimit = 1000
     /// msgIds of the client's own recent publishes, for No Local (MQTT 5.0 §3.8.3.1).
     static let publishedMemory = 4096
 
