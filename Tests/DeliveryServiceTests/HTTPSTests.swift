@@ -9,13 +9,8 @@ import XCTest
 final class HTTPSTests: XCTestCase {
     func test_serviceAnswersOverVerifiedTLS() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cert = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        XCTAssertEqual(try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                                                     "-nodes", "-keyout", key, "-out", cert, "-days", "1",
-                                                     "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]).status, 0)
+        let (cert, key) = try certificate(in: directory)
 
         let service = try ServiceHarness(environment: ["TLS_CERT_FILE": cert, "TLS_KEY_FILE": key])
         defer { service.shutdown() }
@@ -38,13 +33,8 @@ final class HTTPSTests: XCTestCase {
     /// TLS_KEY_FILE): our client and mosquitto_sub verify it; a plaintext client gets nothing.
     func test_mqttListenerServesTLSWithTheSameCertificate() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cert = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        XCTAssertEqual(try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                                                     "-nodes", "-keyout", key, "-out", cert, "-days", "1",
-                                                     "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]).status, 0)
+        let (cert, key) = try certificate(in: directory)
         let service = try ServiceHarness(environment: ["TLS_CERT_FILE": cert, "TLS_KEY_FILE": key, "MQTT_PORT": "0"])
         defer { service.shutdown() }
         let port = try XCTUnwrap(service.app.mqttPort)
@@ -66,6 +56,17 @@ final class HTTPSTests: XCTestCase {
                        Hex.encode(CBORArray.encode(textStrings: [alice.clientID, other.clientIdentifier])),
                        "mosquitto_sub read the retained client list over TLS")
         XCTAssertThrowsError(try MQTTClient(host: "127.0.0.1", port: port, options: alice.options(), timeout: 3), "plaintext on the TLS port")
+    }
+
+    /// A self-signed P-256 certificate for localhost and its key, made with the openssl CLI in `directory`.
+    private func certificate(in directory: URL) throws -> (certificate: String, key: String) {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let cert = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        XCTAssertEqual(try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                                     "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+                                                     "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]).status, 0)
+        return (cert, key)
     }
 
     private func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {

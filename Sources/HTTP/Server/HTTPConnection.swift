@@ -72,12 +72,7 @@ final class HTTPConnection {
     // MARK: Events from the loop
 
     func handle(events: UInt32, loop: IOLoop) {
-        var readiness: SocketReadiness = []
-        if events & Epoll.readable != 0 { readiness.insert(.readable) }
-        if events & Epoll.writable != 0 { readiness.insert(.writable) }
-        if events & (Epoll.peerHangUp | Epoll.hangUp) != 0 { readiness.insert(.hangUp) }
-        if events & Epoll.error != 0 { readiness.insert(.error) }
-        run(.ready(readiness), loop: loop)
+        run(.ready(SocketReadiness(epollEvents: events)), loop: loop)
     }
 
     /// The worker pool finished the request this connection was waiting for.
@@ -178,39 +173,17 @@ final class HTTPConnection {
     private func read(loop: IOLoop) -> Event {
         // The next read overwrites the loop's buffer.
         keepFreshInput(loop: loop)
-        let result: IOResult
-        var handshakeCompleted = false
-        if let tls {
-            result = loop.receiveBuffer.read(from: socket, through: tls, scratch: loop.cipherBuffer)
-            if !handshakeReported, tls.handshakeComplete {
-                handshakeReported = true
-                handshakeCompleted = true
-            }
-        } else {
-            result = loop.receiveBuffer.read(from: socket)
-        }
-        let outcome: ReadOutcome
-        switch result {
-        case let .bytes(count):
+        let (outcome, handshakeCompleted) = loop.readOnce(socket, tls: tls, handshakeReported: &handshakeReported)
+        if case let .bytes(count, _) = outcome {
             fresh = count
             freshUsed = 0
-            outcome = .bytes(count, short: count < loop.receiveBuffer.capacity)
-        case .wouldBlock: outcome = .wouldBlock
-        case .closed: outcome = .endOfStream
-        case .failed: outcome = .failed
         }
         return .read(outcome, handshakeCompleted: handshakeCompleted, ciphertextQueued: tls?.hasUnsentCiphertext ?? false)
     }
 
     /// Reads and drops everything available (lingering; TLS input is not even decrypted).
     private func discardInput(loop: IOLoop) -> Event {
-        while true {
-            switch loop.cipherBuffer.read(from: socket) {
-            case .bytes: continue
-            case .wouldBlock: return .discarded(endOfStream: false)
-            case .closed, .failed: return .discarded(endOfStream: true)
-            }
-        }
+        .discarded(endOfStream: loop.discardAvailable(socket))
     }
 
     /// Held input for the parser: earlier input first, then what the last read brought.

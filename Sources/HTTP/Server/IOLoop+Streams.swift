@@ -9,33 +9,16 @@ extension IOLoop {
 
     func acceptStreams(listener index: Int) {
         guard index < handle.streamListeners.count, index < shared.streams.count, !isDraining else { return }
-        let listener = handle.streamListeners[index]
         let spec = shared.streams[index]
-        for _ in 0..<64 {
-            let accepted: (socket: Socket, remoteAddress: String)?
-            do {
-                accepted = try listener.accept()
-            } catch {
-                // Out of descriptors: stop polling this listener until the next sweep.
-                handle.epoll.remove(listener.descriptor)
-                suspendedStreamListeners.insert(index)
-                return
-            }
-            guard let (socket, remoteAddress) = accepted else { return }
+        acceptPending(from: handle.streamListeners[index], onExhausted: { suspendedStreamListeners.insert(index) }) { socket, remoteAddress in
             guard shared.reserveConnection(from: remoteAddress) else {
                 socket.close()
-                continue
+                return
             }
-            var tls: TLSSession?
-            if spec.tls {
-                guard let context = shared.currentTLSContext, let session = try? TLSSession(context: context) else {
-                    shared.releaseConnection(from: remoteAddress)
-                    socket.close()
-                    continue
-                }
-                tls = session
-            }
-            socket.setNoDelay()
+            let tls: TLSSession?
+            do {
+                tls = try prepareAccepted(socket, remoteAddress: remoteAddress, wantsTLS: spec.tls, context: shared.currentTLSContext)
+            } catch { return }
             let connection = StreamConnection(socket: socket, tls: tls, serial: nextSerial, remoteAddress: remoteAddress,
                                               limits: limits.transport, now: now)
             nextSerial &+= 1
@@ -43,12 +26,9 @@ extension IOLoop {
             if fd >= streams.count { streams.append(contentsOf: repeatElement(nil, count: fd + 1 - streams.count)) }
             streams[fd] = connection
             liveConnections += 1
-            do {
-                let interest = Epoll.readable | Epoll.writable | Epoll.peerHangUp | Epoll.edgeTriggered
-                try handle.epoll.add(socket.descriptor, events: interest, data: UInt64(fd) | (connection.serial & 0xFFFF_FFFF) << 32)
-            } catch {
+            do { try register(socket, serial: connection.serial) } catch {
                 close(connection)
-                continue
+                return
             }
             let connectionHandle = StreamConnectionHandle(handle: handle, descriptor: socket.descriptor, serial: connection.serial,
                                                           remoteAddress: remoteAddress)

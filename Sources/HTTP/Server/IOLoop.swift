@@ -88,34 +88,16 @@ final class IOLoop {
 
     private func acceptConnections() {
         guard let listener = handle.listener, !isDraining else { return }
-        for _ in 0..<64 {
-            let accepted: (socket: Socket, remoteAddress: String)?
-            do {
-                accepted = try listener.accept()
-            } catch {
-                // Out of descriptors: stop polling the listener until the next sweep instead of spinning.
-                handle.epoll.remove(listener.descriptor)
-                listenerSuspended = true
-                return
-            }
-            guard let (socket, remoteAddress) = accepted else { return }
+        acceptPending(from: listener, onExhausted: { listenerSuspended = true }) { socket, remoteAddress in
             let tlsContext = shared.currentTLSContext
             guard shared.reserveConnection(from: remoteAddress) else {
                 // A TLS client could not read a plaintext answer: it just sees the close.
                 if tlsContext == nil { socket.writeBestEffort(ServerShared.serviceUnavailable) }
                 socket.close()
-                continue
+                return
             }
-            var tls: TLSSession?
-            if let tlsContext {
-                guard let session = try? TLSSession(context: tlsContext) else {
-                    shared.releaseConnection(from: remoteAddress)
-                    socket.close()
-                    continue
-                }
-                tls = session
-            }
-            socket.setNoDelay()
+            let tls: TLSSession?
+            do { tls = try prepareAccepted(socket, remoteAddress: remoteAddress, wantsTLS: tlsContext != nil, context: tlsContext) } catch { return }
             let connection = HTTPConnection(
                 socket: socket, tls: tls, serial: nextSerial, remoteAddress: remoteAddress,
                 parser: HTTPRequestParser(maxHeaderBytes: configuration.maxHeaderBytes, maxBodySize: configuration.defaultMaxBodySize),
@@ -126,13 +108,48 @@ final class IOLoop {
             if fd >= connections.count { connections.append(contentsOf: repeatElement(nil, count: fd + 1 - connections.count)) }
             connections[fd] = connection
             liveConnections += 1
-            do {
-                let interest = Epoll.readable | Epoll.writable | Epoll.peerHangUp | Epoll.edgeTriggered
-                try handle.epoll.add(socket.descriptor, events: interest, data: UInt64(fd) | (connection.serial & 0xFFFF_FFFF) << 32)
-            } catch {
-                close(connection)
-            }
+            do { try register(socket, serial: connection.serial) } catch { close(connection) }
         }
+    }
+
+    /// Accepts up to 64 pending connections from `listener` and hands each to `admit`. Out of
+    /// descriptors, the listener leaves the epoll set until the next sweep (`onExhausted`) instead
+    /// of spinning.
+    func acceptPending(from listener: Socket, onExhausted: () -> Void, _ admit: (Socket, String) -> Void) {
+        for _ in 0..<64 {
+            let accepted: (socket: Socket, remoteAddress: String)?
+            do {
+                accepted = try listener.accept()
+            } catch {
+                handle.epoll.remove(listener.descriptor)
+                onExhausted()
+                return
+            }
+            guard let (socket, remoteAddress) = accepted else { return }
+            admit(socket, remoteAddress)
+        }
+    }
+
+    /// Readies an accepted connection that holds a reservation: TCP_NODELAY and, when `wantsTLS`, a
+    /// server TLS session under `context`. Throws when TLS is wanted but no session can be made (no
+    /// certificate loaded, or OpenSSL refused); the socket is then closed and its reservation released.
+    func prepareAccepted(_ socket: Socket, remoteAddress: String, wantsTLS: Bool, context: ServerTLSContext?) throws(TLSError) -> TLSSession? {
+        socket.setNoDelay()
+        guard wantsTLS else { return nil }
+        do throws(TLSError) {
+            guard let context else { throw TLSError.setupFailed("no certificate loaded") }
+            return try TLSSession(context: context)
+        } catch {
+            shared.releaseConnection(from: remoteAddress)
+            socket.close()
+            throw error
+        }
+    }
+
+    /// Adds an accepted connection to the epoll set, edge-triggered; its token carries the serial too.
+    func register(_ socket: Socket, serial: UInt64) throws(SocketError) {
+        let interest = Epoll.readable | Epoll.writable | Epoll.peerHangUp | Epoll.edgeTriggered
+        try handle.epoll.add(socket.descriptor, events: interest, data: UInt64(socket.descriptor) | (serial & 0xFFFF_FFFF) << 32)
     }
 
     private func connection(for descriptor: Int32) -> HTTPConnection? {

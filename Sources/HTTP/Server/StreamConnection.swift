@@ -41,12 +41,7 @@ final class StreamConnection {
     // MARK: Events from the loop
 
     func handle(events: UInt32, loop: IOLoop) {
-        var readiness: SocketReadiness = []
-        if events & Epoll.readable != 0 { readiness.insert(.readable) }
-        if events & Epoll.writable != 0 { readiness.insert(.writable) }
-        if events & (Epoll.peerHangUp | Epoll.hangUp) != 0 { readiness.insert(.hangUp) }
-        if events & Epoll.error != 0 { readiness.insert(.error) }
-        run(.ready(readiness), loop: loop)
+        run(.ready(SocketReadiness(epollEvents: events)), loop: loop)
     }
 
     /// A message from another thread for the session.
@@ -124,26 +119,8 @@ final class StreamConnection {
     // MARK: Reading
 
     private func read(loop: IOLoop) -> Event {
-        let result: IOResult
-        var handshakeCompleted = false
-        if let tls {
-            result = loop.receiveBuffer.read(from: socket, through: tls, scratch: loop.cipherBuffer)
-            if !handshakeReported, tls.handshakeComplete {
-                handshakeReported = true
-                handshakeCompleted = true
-            }
-        } else {
-            result = loop.receiveBuffer.read(from: socket)
-        }
-        let outcome: ReadOutcome
-        switch result {
-        case let .bytes(count):
-            loop.receiveBuffer.withBytes(count: count) { held.append($0) }
-            outcome = .bytes(count, short: count < loop.receiveBuffer.capacity)
-        case .wouldBlock: outcome = .wouldBlock
-        case .closed: outcome = .endOfStream
-        case .failed: outcome = .failed
-        }
+        let (outcome, handshakeCompleted) = loop.readOnce(socket, tls: tls, handshakeReported: &handshakeReported)
+        if case let .bytes(count, _) = outcome { loop.receiveBuffer.withBytes(count: count) { held.append($0) } }
         return .read(outcome, handshakeCompleted: handshakeCompleted, ciphertextQueued: tls?.hasUnsentCiphertext ?? false)
     }
 
@@ -156,13 +133,7 @@ final class StreamConnection {
     }
 
     private func discardInput(loop: IOLoop) -> Event {
-        while true {
-            switch loop.cipherBuffer.read(from: socket) {
-            case .bytes: continue
-            case .wouldBlock: return .discarded(endOfStream: false)
-            case .closed, .failed: return .discarded(endOfStream: true)
-            }
-        }
+        .discarded(endOfStream: loop.discardAvailable(socket))
     }
 
     // MARK: Writing

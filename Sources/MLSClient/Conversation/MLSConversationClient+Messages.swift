@@ -92,12 +92,7 @@ extension MLSConversationClient {
     /// before a send or a commit show up here too.
     public func unread(convoId: String) async throws(MLSClientError) -> [ChatEntry] {
         _ = try await read(convoId: convoId)
-        let all = try store.transcript(convoId: convoId)
-        var record = try store.loadRecord(convoId: convoId)
-        let start = min(record.shownEntries ?? 0, all.count)
-        record.shownEntries = all.count
-        try store.saveRecord(record)
-        return all[start...].filter { !$0.own }
+        return try store.takeUnshown(convoId: convoId)
     }
 
     /// The local transcript of a conversation.

@@ -94,14 +94,7 @@ public actor MLSRelayClient {
         guard case .welcome(let welcome)? = try? MLSMessage(decoding: bytes).body else {
             throw .invalidServerData("relay/w delivered something that is not a Welcome")
         }
-        var bundle: KeyPackageBundle?
-        for secrets in welcome.secrets {
-            if let stored = try store.keyPackage(ref: secrets.newMember, signingKey: signingKey) {
-                bundle = stored
-                break
-            }
-        }
-        guard let bundle else { return }
+        guard let bundle = try store.keyPackage(for: welcome, signingKey: signingKey) else { return }
         // A sealed conversation's members frame commits as PrivateMessages; over MQTT the policy is
         // not published, so this member accepts both and sends PublicMessages.
         let group = try mls { () throws(GroupError) in try Group.join(welcome: welcome, keyPackage: bundle) }
@@ -315,12 +308,7 @@ public actor MLSRelayClient {
         guard store.hasGroup(convoId: convoId) || (try? store.loadRecord(convoId: convoId)) != nil else {
             throw .unknownConvo(convoId)
         }
-        let all = try store.transcript(convoId: convoId)
-        var record = try store.loadRecord(convoId: convoId)
-        let start = min(record.shownEntries ?? 0, all.count)
-        record.shownEntries = all.count
-        try store.saveRecord(record)
-        return all[start...].filter { !$0.own }
+        return try store.takeUnshown(convoId: convoId)
     }
 
     /// A self-Remove proposal on /m; another member's commit removes this member.

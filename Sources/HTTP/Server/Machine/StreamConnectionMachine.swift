@@ -36,7 +36,7 @@ struct StreamConnectionMachine: Hashable, Sendable {
 
     /// What the shell does. `read`, `deliverInput`, `flush`, `discardInput`, `sessionDeadline` and
     /// `sessionDrain` are steps: at most one per event, last, and their outcome is the next event.
-    enum Action: Hashable, Sendable {
+    enum Action: Hashable, Sendable, TransportActions {
         case read
         /// Hand every held byte to the session.
         case deliverInput
@@ -115,19 +115,7 @@ struct StreamConnectionMachine: Hashable, Sendable {
         if step == nil, !transport.isClosed {
             step = transport.nextStep(protocolStatus, now: now, effects: &effects).map(Self.action)
         }
-        if effects.contains(.dropHeldInput) { actions.append(.dropHeldInput) }
-        if effects.contains(.shutdownWrite) { actions.append(.shutdownWrite) }
-        if effects.contains(.close) {
-            timer = nil
-            actions.append(.close)
-            return
-        }
-        let deadline = nextDeadline
-        if deadline != timer {
-            timer = deadline
-            actions.append(.setTimer(deadline))
-        }
-        if let step { actions.append(step) }
+        effects.finish(step: step, deadline: nextDeadline, timer: &timer, into: &actions)
     }
 
     private mutating func sessionActed(_ answer: SessionAnswer, effects: inout ConnectionTransport.Effects) {
