@@ -131,7 +131,7 @@ extension MQTTRelayTests {
         _ = try chat.publishKeyPackage(alice)
         let convoID = try chat.createConvo(alice, with: [])
         let packages = try chat.keyPackages(as: alice, for: [bob.user])
-        var group = try XCTUnwrap(alice.groups[convoID])
+        let group = try XCTUnwrap(alice.groups[convoID])
         let output = try group.add(keyPackages: packages)
         let reply = try service.call("blue.catbird.mls.addMembers", as: alice.identity, json: [
             "convoId": convoID, "didList": [bob.did], "commit": MLSTestUser.bytes(output.commit),
@@ -183,12 +183,7 @@ extension MQTTRelayTests {
         let onNodeTwo = try bob.mqtt
         let back = try bob.connect(cleanStart: false, expiry: 300)
         XCTAssertTrue(back.sessionPresent)
-        do {
-            _ = try onNodeTwo.receive(timeout: 5)
-            XCTFail("the node-2 connection should have been disconnected")
-        } catch MQTTClient.Failure.disconnected(let code, _) {
-            XCTAssertEqual(code, .sessionTakenOver)
-        }
+        try assertDisconnected(onNodeTwo, with: .sessionTakenOver, "the node-2 connection should have been disconnected")
         XCTAssertEqual(try alice.say("after the takeover", in: convoID).reasonCode, .success)
         XCTAssertEqual(try bob.hear(1, in: convoID), ["after the takeover"])
         XCTAssertNil(try bob.next(on: "relay/g/\(convoID)/m", timeout: 1), "nothing twice")

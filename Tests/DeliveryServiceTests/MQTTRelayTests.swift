@@ -106,12 +106,7 @@ final class MQTTRelayTests: XCTestCase {
         let first = try alice.connect(cleanStart: false, expiry: 60)
         let second = try alice.connect(cleanStart: false, expiry: 60)
         XCTAssertTrue(second.sessionPresent)
-        do {
-            _ = try first.receive(timeout: 5)
-            XCTFail("the first connection should have been disconnected")
-        } catch MQTTClient.Failure.disconnected(let code, _) {
-            XCTAssertEqual(code, .sessionTakenOver)
-        }
+        try assertDisconnected(first, with: .sessionTakenOver, "the first connection should have been disconnected")
         XCTAssertEqual(try second.subscribe("relay/u/\(alice.did)"), .grantedQoS1)
     }
 

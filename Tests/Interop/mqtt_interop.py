@@ -11,26 +11,15 @@ import hashlib
 import socket
 import sys
 import time
-import traceback
 
 import rfc9420_fixes  # noqa: F401  (installs the workarounds before any rfc9420 group exists)
 import wire
+from checks import Run, run_checks
 from mlsrs_member import MlsRsMember
 from mqtt_clients import CONNECT_NSID, SERVICE_DID, Mosquitto, Paho, cbor_byte_strings, cbor_decode_strings, client_id
 from rfc9420_member import Rfc9420Member
 
 SUCCESS, UNSPECIFIED, NOT_AUTHORIZED, BAD_CREDENTIALS, PAYLOAD_INVALID = 0x00, 0x80, 0x87, 0x86, 0x99
-
-
-class Run:
-    def __init__(self):
-        self.passed = 0
-
-    def expect(self, condition: bool, text: str) -> None:
-        if not condition:
-            raise AssertionError(text)
-        self.passed += 1
-        print(f"ok: {text}", flush=True)
 
 
 def msg_id(payload: bytes) -> str:
@@ -213,16 +202,7 @@ def main() -> int:
     parser.add_argument("--mqtt-port", type=int, required=True)
     parser.add_argument("--mqtt-host", default="127.0.0.1")
     args = parser.parse_args()
-    run = Run()
-    started = time.monotonic()
-    try:
-        run_all(run, args.server, args.plc, args.mqtt_host, args.mqtt_port)
-    except Exception:
-        traceback.print_exc()
-        print(f"mqtt interop: {run.passed} passed, 1 failed")
-        return 1
-    print(f"mqtt interop: {run.passed} passed, 0 failed ({time.monotonic() - started:.1f} s)")
-    return 0
+    return run_checks("mqtt interop", lambda run: run_all(run, args.server, args.plc, args.mqtt_host, args.mqtt_port))
 
 
 if __name__ == "__main__":

@@ -30,9 +30,7 @@ final class HTTPConnection {
 
     // MARK: Output
 
-    var output: [[UInt8]] = []
-    var outputOffset = 0
-    var outputBytes = 0
+    var output = OutputQueue()
     /// A file response still being sent, after everything in `output`.
     var fileBody: (file: HTTPFileBody, position: Int, remaining: Int)?
 
@@ -210,14 +208,12 @@ final class HTTPConnection {
     // MARK: Writing
 
     func enqueue(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
         output.append(bytes)
-        outputBytes += bytes.count
     }
 
     private func flush(loop: IOLoop) -> Event {
         var progressed = false
-        var blocked: Event { .flushed(.blocked(unsent: outputBytes, file: fileBody != nil), progressed: progressed) }
+        var blocked: Event { .flushed(.blocked(unsent: output.unsentBytes, file: fileBody != nil), progressed: progressed) }
         while true {
             if output.isEmpty {
                 guard fileBody != nil else { break }
@@ -228,36 +224,15 @@ final class HTTPConnection {
                 }
                 continue
             }
-            let result = if let tls {
-                tls.write(output[...], firstOffset: outputOffset, to: socket)
-            } else {
-                socket.write(output[...], firstOffset: outputOffset)
-            }
-            switch result {
-            case var .bytes(written):
+            switch output.write(to: socket, through: tls) {
+            case let .bytes(written):
                 progressed = true
-                outputBytes -= written
                 webSocket?.wrote(written)
-                while written > 0 {
-                    let left = output[0].count - outputOffset
-                    if written >= left {
-                        written -= left
-                        output.removeFirst()
-                        outputOffset = 0
-                    } else {
-                        outputOffset += written
-                        written = 0
-                    }
-                }
             case .wouldBlock: return blocked
             case .closed, .failed: return .flushed(.failed, progressed: progressed)
             }
         }
-        switch tls?.flush(to: socket) {
-        case .wouldBlock?: return blocked
-        case .closed?, .failed?: return .flushed(.failed, progressed: progressed)
-        case .bytes?, nil: return .flushed(.drained, progressed: progressed)
-        }
+        return .flushed(OutputQueue.flushCiphertext(tls, to: socket), progressed: progressed)
     }
 
     // MARK: Closing

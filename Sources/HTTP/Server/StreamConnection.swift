@@ -111,7 +111,7 @@ final class StreamConnection {
                                                            deadline: io.deadline)
         if !io.output.isEmpty, !machine.transport.closeAfterFlush {
             for bytes in io.output { output.append(bytes) }
-            answer.unsent = output.count
+            answer.unsent = output.unsentBytes
         }
         return answer
     }
@@ -153,56 +153,5 @@ final class StreamConnection {
         let session = self.session
         self.session = nil
         session?.closed(now: now)
-    }
-}
-
-/// Bytes waiting for the socket, written in order with one gathered write per attempt (through TLS
-/// when the connection has it).
-struct OutputQueue {
-    private var chunks: [[UInt8]] = []
-    private var offset = 0
-    private(set) var count = 0
-
-    var isEmpty: Bool { chunks.isEmpty }
-
-    mutating func append(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        chunks.append(bytes)
-        count += bytes.count
-    }
-
-    /// Writes until drained or the socket is full; `progressed` when any byte went out.
-    mutating func flush(to socket: Socket, through tls: TLSSession?) -> (FlushOutcome, progressed: Bool) {
-        var progressed = false
-        while !chunks.isEmpty {
-            let result = if let tls {
-                tls.write(chunks[...], firstOffset: offset, to: socket)
-            } else {
-                socket.write(chunks[...], firstOffset: offset)
-            }
-            switch result {
-            case var .bytes(written):
-                progressed = true
-                count -= written
-                while written > 0 {
-                    let left = chunks[0].count - offset
-                    if written >= left {
-                        written -= left
-                        chunks.removeFirst()
-                        offset = 0
-                    } else {
-                        offset += written
-                        written = 0
-                    }
-                }
-            case .wouldBlock: return (.blocked(unsent: count, file: false), progressed)
-            case .closed, .failed: return (.failed, progressed)
-            }
-        }
-        switch tls?.flush(to: socket) {
-        case .wouldBlock?: return (.blocked(unsent: count, file: false), progressed)
-        case .closed?, .failed?: return (.failed, progressed)
-        case .bytes?, nil: return (.drained, progressed)
-        }
     }
 }

@@ -136,3 +136,15 @@ final class RelayTestUser {
         return text
     }
 }
+
+/// Asserts that the server ends `connection` with a DISCONNECT carrying `code` (any other failure
+/// is thrown).
+func assertDisconnected(_ connection: MQTTClient, with code: ReasonCode, _ message: String,
+                        file: StaticString = #filePath, line: UInt = #line) throws {
+    do {
+        _ = try connection.receive(timeout: 5)
+        XCTFail(message, file: file, line: line)
+    } catch MQTTClient.Failure.disconnected(let received, _) {
+        XCTAssertEqual(received, code, file: file, line: line)
+    }
+}
