@@ -47,13 +47,18 @@ let package = Package(
         // Secret-dependent branches and addresses in ML-KEM/X-Wing, under Valgrind (scripts/ct-check.sh).
         .executableTarget(name: "ct-check", dependencies: ["Primitives"], path: "Benchmarks/CTCheck"),
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
-        .executableTarget(name: "ds-bench", dependencies: ["Basics", "MLS", "ATProto", "HTTP", "Primitives"], path: "Benchmarks/DSBench"),
+        .executableTarget(name: "ds-bench", dependencies: ["Basics", "MLS", "ATProto", "HTTP", "Primitives", "MQTT", "MQTTClient"], path: "Benchmarks/DSBench"),
 
         // MQTT 5.0 protocol core: packet codec, topics and the per-connection state machine. No sockets,
         // no clocks, no dependencies; the listener and the Relay topics build on it.
         .target(name: "MQTT"),
         // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
         .target(name: "HTTP", dependencies: ["COpenSSL", "CSystem"]),
+        // The MQTT listener: MQTT's state machine on HTTP's epoll loops and TLS (a stream listener),
+        // with the service behind a broker protocol. Knows nothing of MLS, XRPC or the store.
+        .target(name: "MQTTServer", dependencies: ["MQTT", "HTTP"]),
+        // A blocking MQTT 5.0 client on the same sockets and TLS (MLSClient's MQTT transport, tests, bench).
+        .target(name: "MQTTClient", dependencies: ["MQTT", "HTTP"]),
         // DIDs, resolution, Multikey, service-auth JWTs.
         .target(name: "ATProto", dependencies: ["Basics", "HTTP", "Primitives"]),
         // libpq pool, statements, transactions, migrations.
@@ -61,11 +66,11 @@ let package = Package(
         // The delivery service's tables and the SQL that keeps them consistent (epoch-guarded commits).
         .target(name: "DeliveryStore", dependencies: ["Basics", "Store"]),
         // XRPC routes and the blue.catbird.mls.* methods.
-        .target(name: "DeliveryService", dependencies: ["Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore"]),
+        .target(name: "DeliveryService", dependencies: ["Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore", "MQTT", "MQTTServer"]),
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
 
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
-        .target(name: "MLSClient", dependencies: ["Basics", "Lexicon", "MLS", "Primitives", "HTTP", "ATProto"]),
+        .target(name: "MLSClient", dependencies: ["Basics", "Lexicon", "MLS", "Primitives", "HTTP", "ATProto", "MQTT", "MQTTClient"]),
         .executableTarget(name: "catbird-mls", dependencies: [
             "MLSClient", "Basics", "Lexicon", "MLS", "ATProto", "HTTP", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -82,6 +87,7 @@ let package = Package(
         .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors", "MLSMutations", "MLSTestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"], exclude: ["Fixtures"]),
+        .testTarget(name: "MQTTServerTests", dependencies: ["MQTT", "MQTTServer", "MQTTClient", "HTTP"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
         .testTarget(name: "ATProtoTests", dependencies: ["Basics", "ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
         .testTarget(name: "DeliveryStoreTests", dependencies: ["Basics", "DeliveryStore", "Store", "TestSupport"]),
@@ -89,6 +95,6 @@ let package = Package(
         .testTarget(name: "MLSClientTests", dependencies: [
             "MLSClient", "catbird-mls", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
         ]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport", "MLSTestSupport"]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport", "MLSTestSupport", "MQTT", "MQTTClient"]),
     ]
 )

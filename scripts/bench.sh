@@ -14,13 +14,13 @@
 # whatever the scheduler can keep free of it; on 2 cores the server and PostgreSQL share both.
 # Knobs: BENCH_SEND_REQUESTS (tokens per sendMessage run, 150000), BENCH_READ_REQUESTS (tokens per
 # read run, 40000), BENCH_KEY_PACKAGES (25000), BENCH_EVENT_MESSAGES (messages of the steady events
-# run, 500), BENCH_WRK_CPU (core for wrk, default the last), BENCH_PROFILE_DIR (perf record the
+# run, 500), BENCH_MQTT_MESSAGES (messages of the MQTT fan-out run, 2000), BENCH_WRK_CPU (core for wrk, default the last), BENCH_PROFILE_DIR (perf record the
 # server and PostgreSQL during each sendMessage and read run into DIR/<run>[.postgres].perf.data,
 # with pg_waldump's WAL statistics by record type in DIR/<run>.waldump.txt; needs linux-perf).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-scripts/install-deps.sh wrk nginx libnginx-mod-http-echo
+scripts/install-deps.sh wrk nginx libnginx-mod-http-echo mosquitto
 for product in catbird-mls-server mls-bench ds-bench; do
   log=$(swift build -c release -Xswiftc -DBENCH_ROUTES --product "$product" 2>&1) || { echo "$log"; exit 1; }
 done
@@ -42,13 +42,14 @@ pgfiles=$(scripts/pg.sh where "$dir/pg")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 plc_port=$(free_port)
 port=$(free_port)
+mqtt_port=$(free_port)
 base="http://127.0.0.1:$port"
 service_did="did:web:localhost"
 # DIDs it does not hold get their 404 only after 20 s: the stalled directory of the abuse line.
 $bin/ds-bench plc --port "$plc_port" --dir "$dir/plc" --junk-delay 20 &
 pids+=($!)
 SERVICE_DID=$service_did PLC_URL="http://127.0.0.1:$plc_port" DID_RESOLVER_ALLOW_PRIVATE=1 LOG_LEVEL=warning \
-  RATE_LIMIT_ENABLED=0 MAX_CONNECTIONS_PER_IP=0 PORT=$port $bin/catbird-mls-server &
+  RATE_LIMIT_ENABLED=0 MAX_CONNECTIONS_PER_IP=0 PORT=$port MQTT_PORT=$mqtt_port $bin/catbird-mls-server &
 server_pid=$!
 pids+=($server_pid)
 for _ in $(seq 1 100); do curl -sf "$base/xrpc/_health" >/dev/null && break; sleep 0.1; done
@@ -278,6 +279,30 @@ events() { # extra ds-bench options
 }
 events --messages "${BENCH_EVENT_MESSAGES:-500}" --rate 100
 events --messages 2000 --rate 1000 --sender-threads 8 --label "events flat out, 200 sockets"
+
+echo
+echo "== MQTT (issue 19): 200 subscribers on one topic (40 members × 5 clients), one publisher, ${BENCH_MQTT_MESSAGES:-2000} QoS 1"
+echo "   messages of 1 KB with at most 32 unacknowledged; latency = publish → receipt by the subscriber. Anchor: mosquitto"
+echo "   $(/usr/sbin/mosquitto -h 2>/dev/null | awk 'NR==1 {print $3}') (Debian, no persistence, no authentication, no validation) in the same run with the"
+echo "   same payloads; ours validates each PrivateMessage and commits it to PostgreSQL before delivering it."
+echo "   Goal: ≥ 0.5× mosquitto's deliveries/s, p99 within 3× of mosquitto's"
+mosquitto_port=$(free_port)
+mkdir -p "$dir/mosquitto"
+cat >"$dir/mosquitto/mosquitto.conf" <<MOSQUITTO
+listener $mosquitto_port 127.0.0.1
+allow_anonymous true
+persistence false
+max_inflight_messages 256
+max_queued_messages 100000
+log_dest none
+MOSQUITTO
+/usr/sbin/mosquitto -c "$dir/mosquitto/mosquitto.conf" &
+mosquitto_pid=$!
+pids+=($mosquitto_pid)
+sleep 0.5
+$bin/ds-bench mqtt --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --mqtt-port "$mqtt_port" \
+  --mosquitto-port "$mosquitto_port" --mosquitto-pid "$mosquitto_pid" --server-pid "$server_pid" \
+  --messages "${BENCH_MQTT_MESSAGES:-2000}"
 
 echo
 echo "== MLS (issues 3 and 5): release, one core"

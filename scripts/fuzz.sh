@@ -111,11 +111,13 @@ build_websocket() {
 }
 
 build_mqtt() {
-  echo "== building MQTT (instrumented)"
+  echo "== building MQTT and Basics (instrumented)"
   mapfile -t mqtt < <(swift_sources Sources/MQTT)
   build_module MQTT -sanitize=fuzzer -- "${mqtt[@]}"
+  mapfile -t basics < <(swift_sources Sources/Basics)
+  build_module Basics -sanitize=fuzzer -- "${basics[@]}"
   echo "== linking fuzz-mqtt"
-  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" Tests/Fuzz/FuzzMQTT.swift -o "$out/fuzz-mqtt" -L "$out" -lMQTT
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" Tests/Fuzz/FuzzMQTT.swift -o "$out/fuzz-mqtt" -L "$out" -lMQTT -lBasics
 }
 
 # run_target NAME: new inputs go to $out/corpus/NAME; the committed seeds are read, not written.

@@ -28,9 +28,14 @@ swift test --skip-build --disable-swift-testing ${TEST_FILTER:+--filter "$TEST_F
 scripts/try-it.sh
 scripts/try-it.sh --suite MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519
 scripts/try-it.sh --sealed
+# The same walkthrough over the service's MQTT listener (catbird-mls --transport mqtt, docs/mqtt.md).
+scripts/try-it.sh --mqtt
+scripts/try-it.sh --mqtt --sealed
 
 # Interop: AWS mls-rs and rfc9420 users beside ours on the real server (Tests/Interop/README.md).
 scripts/interop.sh
+# The MQTT listener with third-party clients: paho-mqtt and mosquitto_pub/sub (Tests/Interop/README.md).
+scripts/mqtt-interop.sh
 
 # Every RFC 9420 vector file, all cipher suites, from a release build.
 swift build -c release --product mls-vectors

@@ -5,20 +5,24 @@
 # (make test runs it again on MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519, the Catbird app's);
 # `--sealed` on a conversation with sealed handshakes (`create --sealed`: every commit a PrivateMessage
 # the service checks through its GroupInfo, docs/sealed-commits.md), with a self-update added.
+# `--mqtt` runs every command over the service's MQTT listener (`--transport mqtt`, docs/mqtt.md).
 set -euo pipefail
 suite=""
 sealed=""
+mqtt=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --suite) suite=${2:?--suite needs a name}; shift 2 ;;
     --sealed) sealed=--sealed; shift ;;
-    *) echo "usage: $0 [--suite NAME] [--sealed]" >&2; exit 2 ;;
+    --mqtt) mqtt=1; shift ;;
+    *) echo "usage: $0 [--suite NAME] [--sealed] [--mqtt]" >&2; exit 2 ;;
   esac
 done
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 . scripts/fresh-server.sh try
 opts=(--server "http://127.0.0.1:$port" --quiet)
+[ -n "$mqtt" ] && opts+=(--transport mqtt --mqtt "mqtt://127.0.0.1:$mqtt_port")
 suite_opts=()
 [ -n "$suite" ] && suite_opts=(--suite "$suite")
 
@@ -33,8 +37,10 @@ CAROL=$("$C" init --dir "$work/carol" --plc "http://127.0.0.1:$plc_port" "${suit
 "$C" publish-key-packages --dir "$work/bob" --count 5 "${opts[@]}" >/dev/null
 "$C" publish-key-packages --dir "$work/carol" --count 5 "${opts[@]}" >/dev/null
 CONVO=$("$C" create --dir "$work/alice" --name Tea ${sealed:+"$sealed"} "$BOB" "${opts[@]}")
-[ -n "$suite" ] && expect "the conversation's suite is $suite" "$suite" "$("$C" convos --dir "$work/alice" --json "${opts[@]}")"
-[ -n "$sealed" ] && expect "the conversation is sealed" '"handshake" : "sealed"' "$("$C" convos --dir "$work/alice" --json "${opts[@]}")"
+# convos is an XRPC call: its check runs over XRPC whatever the transport.
+xrpc_opts=(--server "http://127.0.0.1:$port" --quiet)
+[ -n "$suite" ] && expect "the conversation's suite is $suite" "$suite" "$("$C" convos --dir "$work/alice" --json "${xrpc_opts[@]}")"
+[ -n "$sealed" ] && expect "the conversation is sealed" '"handshake" : "sealed"' "$("$C" convos --dir "$work/alice" --json "${xrpc_opts[@]}")"
 "$C" join --dir "$work/bob" "$CONVO" "${opts[@]}" >/dev/null
 "$C" invite --dir "$work/alice" "$CONVO" "$CAROL" "${opts[@]}" >/dev/null
 "$C" join --dir "$work/carol" "$CONVO" "${opts[@]}" >/dev/null
@@ -57,4 +63,4 @@ if carol_send=$("$C" send --dir "$work/carol" "$CONVO" "still here?" "${opts[@]}
   echo "FAILED: a removed member could send"; exit 1
 fi
 expect "carol is refused" "no longer a member" "$carol_send"
-echo "try-it${suite:+ on $suite}${sealed:+ (sealed)}: $passed passed, 0 failed"
+echo "try-it${suite:+ on $suite}${sealed:+ (sealed)}${mqtt:+ over MQTT}: $passed passed, 0 failed"

@@ -51,7 +51,7 @@ struct SendMessageData {
     /// `users[creator]` creates a group with everyone else (each publishes a KeyPackage first) and
     /// the conversation; the others join from the Welcome. Returns the convo id and every member's
     /// group, indexed like `users`.
-    private func createConvo(creator: Int, users: [BenchUser]) throws -> (String, [Group]) {
+    func createConvo(creator: Int, users: [BenchUser]) throws -> (String, [Group]) {
         var bundles: [Int: KeyPackageBundle] = [:]
         for index in users.indices where index != creator {
             let bundle = try users[index].makeKeyPackage()
@@ -78,7 +78,7 @@ struct SendMessageData {
 
     /// The plaintext length whose PrivateMessage is `ciphertextSize` bytes: the framing overhead is
     /// fixed for a suite, so one probe finds it.
-    private func plaintextSize(probing group: inout Group) throws -> Int {
+    func plaintextSize(probing group: inout Group) throws -> Int {
         let probe = 512
         let size = try group.encrypt([UInt8](repeating: 0x61, count: probe)).encoded().count
         return max(1, probe + ciphertextSize - size)

@@ -18,7 +18,14 @@
 //                   [--messages 500] [--rate 100] [--sender-threads 4] [--reader-threads 2]
 //                   [--ciphertext-size 1024] [--server-pid PID] [--label NAME]
 //       subscribeConvoEvents: events/s delivered to the sockets and sendMessage → receipt latency
+//   ds-bench mqtt --server URL --audience DID --plc-dir D --mqtt-port P [--mosquitto-port M]
+//                 [--subscribers 200] [--clients-per-user 5] [--messages 2000] [--paced-messages 1000]
+//                 [--rate 100] [--window 32]
+//                 [--ciphertext-size 1024] [--server-pid PID] [--mosquitto-pid PID]
+//       MQTT fan-out: deliveries/s and publish → receive latency, mosquitto and the service's listener
 import Foundation
+import MQTTClient
+import Primitives
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
@@ -88,6 +95,50 @@ func events(_ options: Options) throws {
     try EventsReport(bench: bench, outcome: try bench.run(), label: options.optionalString("label")).print()
 }
 
+func mqtt(_ options: Options) throws {
+    let client = try options.client()
+    let subscribers = try options.int("subscribers", default: 200)
+    let perUser = try options.int("clients-per-user", default: 5)
+    let bench = MQTTBench(subscribers: subscribers, clientsPerUser: perUser, messages: try options.int("messages", default: 2000),
+                          pacedMessages: try options.int("paced-messages", default: 1000),
+                          rate: Double(try options.int("rate", default: 100)),
+                          window: try options.int("window", default: 32), ciphertextSize: try options.int("ciphertext-size", default: 1024))
+    // Each broker: a flat-out run and a paced one, each with its own warm-up message.
+    let group = try MQTTBench.prepare(client: client, plcDirectory: try options.string("plc-dir"),
+                                      members: (subscribers + perUser - 1) / perUser,
+                                      messages: 2 * (bench.messages + 1 + bench.pacedMessages + 1), ciphertextSize: bench.ciphertextSize)
+    let flat = bench.messages + 1, paced = bench.pacedMessages + 1
+    func runs(_ offset: Int) -> (flat: [[UInt8]], paced: [[UInt8]]) {
+        (Array(group.payloads[offset..<offset + flat]), Array(group.payloads[offset + flat..<offset + flat + paced]))
+    }
+    func clientID() -> String { SecureRandom.bytes(16).map { String(format: "%02x", $0) }.joined() }
+    func connectOptions(as user: BenchUser) throws -> MQTTClient.Options {
+        MQTTClient.Options(clientIdentifier: clientID(), userName: user.did.rawValue,
+                           password: Array(try user.token(audience: client.audience, nsid: "blue.catbird.mls.mqttConnect").utf8),
+                           receiveMaximum: 256)
+    }
+    var anchors: (flat: MQTTBench.Outcome, paced: MQTTBench.Outcome)?
+    if let mosquitto = try options.optionalInt("mosquitto-port") {
+        let plain = MQTTBench.Target(
+            name: "mosquitto 2.0 (no persistence)", port: mosquitto, topic: "bench/fanout",
+            subscriber: { _ in MQTTClient.Options(clientIdentifier: clientID(), receiveMaximum: 256) },
+            publisher: { MQTTClient.Options(clientIdentifier: clientID()) }, serverPID: try options.optionalInt("mosquitto-pid"))
+        let payloads = runs(0)
+        let flatOutcome = try bench.run(plain, payloads: payloads.flat)
+        MQTTBench.report(flatOutcome, anchor: nil)
+        let pacedOutcome = try bench.run(plain, payloads: payloads.paced, rate: bench.rate)
+        MQTTBench.report(pacedOutcome, anchor: nil)
+        anchors = (flatOutcome, pacedOutcome)
+    }
+    let ours = MQTTBench.Target(
+        name: "catbird-mls MQTT (validated)", port: try options.int("mqtt-port", default: 0), topic: "relay/g/\(group.convoID)/m",
+        subscriber: { index in try connectOptions(as: group.users[1 + index / perUser]) },
+        publisher: { try connectOptions(as: group.users[0]) }, serverPID: try options.optionalInt("server-pid"))
+    let payloads = runs(flat + paced)
+    MQTTBench.report(try bench.run(ours, payloads: payloads.flat), anchor: anchors?.flat)
+    MQTTBench.report(try bench.run(ours, payloads: payloads.paced, rate: bench.rate), anchor: anchors?.paced)
+}
+
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     switch options.command {
@@ -98,6 +149,7 @@ do {
     case "prepare": try prepare(options)
     case "add-members": try addMembers(options)
     case "events": try events(options)
+    case "mqtt": try mqtt(options)
     default: throw BenchError.usage("unknown command \(options.command)")
     }
 } catch {

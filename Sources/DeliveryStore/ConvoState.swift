@@ -91,6 +91,8 @@ public struct ConvoCreation: Sendable {
     public var welcomes: [WelcomeDelivery]
     /// The commit that added the initial members (made in `epoch - 1`), stored as commit and message.
     public var initialCommit: [UInt8]?
+    /// Message id of the initial commit's message row; defaults to `commit-<epoch - 1>`.
+    public var initialCommitMsgID: String?
     public var handshake: ConvoHandshake
 
     public init(

@@ -41,7 +41,7 @@ extension DeliveryTransaction {
             var events: [PendingEvent] = []
             if let commit = creation.initialCommit {
                 let commitEpoch = creation.epoch - 1
-                let msgID = "commit-\(commitEpoch)"
+                let msgID = creation.initialCommitMsgID ?? "commit-\(commitEpoch)"
                 let seq = try appendCommitMessage(convoID: convoID, msgID: msgID, epoch: commitEpoch,
                                                   senderDID: creation.creatorDID.rawValue, commit: commit)
                 events.append(.message(seq: seq, msgID: msgID, epoch: commitEpoch, sender: creation.creatorDID.rawValue,

@@ -27,6 +27,12 @@ struct Create: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if options.transport == .mqtt {
+            let convoId = try await options.relayClient().createConvo(name: name, inviting: invite, sealed: sealed)
+            struct Result: Encodable { var id: String }
+            if options.json { Output.json(Result(id: convoId)) } else { Output.line(convoId) }
+            return
+        }
         let view = try await options.client().createConvo(name: name, description: description, inviting: invite, sealed: sealed)
         if options.json { Output.json(view) } else { Output.line(view.id) }
     }
@@ -49,6 +55,11 @@ struct Invite: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if options.transport == .mqtt {
+            let epoch = try await options.relayClient().invite(convoId: convo, dids: dids)
+            Output.line("added \(dids.joined(separator: ", ")); epoch \(epoch)")
+            return
+        }
         let output = try await options.client().invite(convoId: convo, dids: dids)
         if options.json { Output.json(output) } else { Output.line("added \(output.addedMembers.joined(separator: ", ")); epoch \(output.newEpoch)") }
     }
@@ -64,7 +75,8 @@ struct Join: AsyncParsableCommand {
     var convo: String
 
     func run() async throws {
-        let group = try await options.client().join(convoId: convo)
+        let group = options.transport == .mqtt ? try await options.relayClient().join(convoId: convo)
+            : try await options.client().join(convoId: convo)
         if options.json {
             struct Result: Encodable { var convoId: String; var epoch: UInt64; var members: Int }
             Output.json(Result(convoId: convo, epoch: group.epoch, members: group.members.count))
@@ -91,6 +103,11 @@ struct Send: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if options.transport == .mqtt {
+            try await options.relayClient().send(convoId: convo, text: text.joined(separator: " "))
+            Output.line("sent")
+            return
+        }
         let output = try await options.client().send(convoId: convo, text: text.joined(separator: " "))
         if options.json { Output.json(output) } else { Output.line("sent #\(output.seq)") }
     }
@@ -109,13 +126,22 @@ struct Read: AsyncParsableCommand {
     var all = false
 
     func run() async throws {
-        let client = try options.client()
-        let fresh = try await client.unread(convoId: convo)
-        let entries = all ? try await client.transcript(convoId: convo) : fresh
+        let entries: [ChatEntry]
+        let me: String
+        if options.transport == .mqtt {
+            let client = try options.relayClient()
+            let fresh = try await client.unread(convoId: convo)
+            entries = all ? try client.store.transcript(convoId: convo) : fresh
+            me = client.identity.did
+        } else {
+            let client = try options.client()
+            let fresh = try await client.unread(convoId: convo)
+            entries = all ? try await client.transcript(convoId: convo) : fresh
+            me = await client.did
+        }
         if options.json {
             Output.json(entries)
         } else {
-            let me = await client.did
             for entry in entries { Output.line(Output.describe(entry, me: me)) }
         }
     }
@@ -134,6 +160,11 @@ struct Remove: AsyncParsableCommand {
     var did: String
 
     func run() async throws {
+        if options.transport == .mqtt {
+            let epoch = try await options.relayClient().remove(convoId: convo, did: did)
+            Output.line("removed \(did); epoch \(epoch)")
+            return
+        }
         let output = try await options.client().remove(convoId: convo, did: did)
         if options.json { Output.json(output) } else { Output.line("removed \(did); epoch \(output.newEpoch)") }
     }
@@ -151,6 +182,11 @@ struct Leave: AsyncParsableCommand {
     var convo: String
 
     func run() async throws {
+        if options.transport == .mqtt {
+            try await options.relayClient().leave(convoId: convo)
+            Output.line("left \(convo)")
+            return
+        }
         let output = try await options.client().leave(convoId: convo)
         if options.json { Output.json(output) } else { Output.line(output.pendingRemoval ? "left (removal pending)" : "left") }
     }
@@ -166,6 +202,7 @@ struct Rejoin: AsyncParsableCommand {
     var convo: String
 
     func run() async throws {
+        try options.requireXRPC("rejoin")
         let output = try await options.client().rejoin(convoId: convo)
         if options.json { Output.json(output) } else { Output.line("rejoined at epoch \(output.epoch)") }
     }
@@ -178,6 +215,7 @@ struct Convos: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func run() async throws {
+        try options.requireXRPC("convos")
         let list = try await options.client().convos()
         if options.json {
             struct Item: Encodable { var convo: ConvoView; var local: ConvoRecord? }

@@ -19,6 +19,19 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "No progress lines on stderr.")
     var quiet = false
 
+    @Option(name: .long, help: "xrpc (HTTP, the default) or mqtt (the Relay protocol on the service's MQTT listener, docs/mqtt.md).")
+    var transport: Transport = .xrpc
+
+    @Option(name: .long, help: "The service's MQTT listener for --transport mqtt: mqtt://host:port or mqtts://host:port.")
+    var mqtt: String = "mqtt://127.0.0.1:1883"
+
+    @Option(name: .customLong("mqtt-quiet"), help: "Seconds without a message after which the MQTT Session's backlog counts as read.")
+    var mqttQuiet: Double = 1
+
+    enum Transport: String, ExpressibleByArgument, CaseIterable {
+        case xrpc, mqtt
+    }
+
     var directory: URL {
         if let dir { return URL(fileURLWithPath: (dir as NSString).expandingTildeInPath) }
         if let env = ProcessInfo.processInfo.environment["CATBIRD_MLS_DIR"], !env.isEmpty { return URL(fileURLWithPath: env) }
@@ -30,6 +43,20 @@ struct GlobalOptions: ParsableArguments {
     func apiClient(identity: MLSClientIdentity) throws -> MLSAPIClient {
         MLSAPIClient(configuration: .init(baseURL: server, serviceDID: serviceDID),
                      tokenProvider: try identity.tokenProvider(serviceDID: serviceDID))
+    }
+
+    /// The MQTT conversation client for the identity in `--dir` (`--transport mqtt`).
+    func relayClient() throws -> MLSRelayClient {
+        let store = self.store
+        let quiet = self.quiet
+        let configuration = try MLSRelayConfiguration(url: mqtt, serviceDID: serviceDID, quiet: mqttQuiet)
+        return try MLSRelayClient(store: store, identity: try store.loadIdentity(), configuration: configuration,
+                                  progress: { line in if !quiet { Output.progress(line) } })
+    }
+
+    /// Refuses a command that has no MQTT form.
+    func requireXRPC(_ command: String) throws {
+        if transport == .mqtt { throw ValidationError("\(command) has no MQTT form; use --transport xrpc") }
     }
 
     /// The conversation client for the identity in `--dir`.

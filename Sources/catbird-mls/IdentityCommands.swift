@@ -99,6 +99,11 @@ struct PublishKeyPackages: AsyncParsableCommand {
             if options.json { Output.json(output) } else { Output.line("published a last-resort key package \(output.keyPackageHash)") }
             return
         }
+        if options.transport == .mqtt {
+            let published = try await options.relayClient().publishKeyPackages(count: count)
+            Output.line("published \(published) key package(s) on relay/k")
+            return
+        }
         let output = try await options.client().publishKeyPackages(count: count)
         if options.json {
             Output.json(output)

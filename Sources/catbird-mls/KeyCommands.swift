@@ -15,6 +15,11 @@ struct Update: AsyncParsableCommand {
     var convo: String
 
     func run() async throws {
+        if options.transport == .mqtt {
+            let epoch = try await options.relayClient().selfUpdate(convoId: convo)
+            Output.line("updated; epoch \(epoch)")
+            return
+        }
         let output = try await options.client().selfUpdate(convoId: convo)
         if options.json { Output.json(output) } else { Output.line("updated; epoch \(output.newEpoch)") }
     }

@@ -84,6 +84,7 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.limits.maxConvosPerUser, 10_000)
         XCTAssertEqual(config.limits.messageQuotaBytes, 1 << 30)
         XCTAssertEqual(config.limits.keyPackageUses, KeyPackageUseLimits(perRequester: 20, perTarget: 100, window: 3600))
+        XCTAssertNil(config.mqttPort, "the MQTT listener is off unless MQTT_PORT is set")
     }
 
     /// One usable, non-default value for every variable the service reads.
@@ -106,6 +107,7 @@ final class ConfigurationTests: XCTestCase {
         "KEY_PACKAGE_USES_PER_REQUESTER": "3", "KEY_PACKAGE_USES_PER_TARGET": "9", "KEY_PACKAGE_USE_WINDOW": "600",
         "DID_RESOLVER_THREADS": "5", "DID_RESOLVER_PER_HOST": "2", "DID_RESOLVER_QUEUE": "11", "RATE_LIMIT_DID_RESOLUTION": "1,3",
         "BODY_MIN_RATE": "100", "BODY_STREAM_TIMEOUT": "120", "MAX_UPLOADS_PER_USER": "2", "MAX_UPLOADS": "6",
+        "MQTT_PORT": "1883",
     ]
 
     /// The README's table names exactly these variables, and each one, set alone, changes the
@@ -189,6 +191,7 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.limits.storeConfiguration.keyPackageUses, config.limits.keyPackageUses)
         XCTAssertEqual(config.limits.storeConfiguration.messageQuotaBytes, 65536)
         XCTAssertEqual(config.limits.storeConfiguration.maxConvosPerUser, 12)
+        XCTAssertEqual(config.mqttPort, 1883)
 
         XCTAssertEqual(try configuration(["HOST": "::1", "PORT": "0"]).serviceEndpoint, "http://[::1]:0")
         XCTAssertEqual(try configuration(["SUBSCRIPTION_TICKET_KEY": Base64.encode(Array(repeating: 1, count: 48))])

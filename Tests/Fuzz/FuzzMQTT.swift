@@ -2,7 +2,10 @@
 // through the frame splitter and packet decoder, then through the server state machine twice: from
 // the first byte (so CONNECT itself is fuzzed), and after a valid CONNECT, with the service answering
 // every request. Checks that every decoded packet round-trips, that every packet sent fits the
-// client's limits and decodes, and that nothing happens after close.
+// client's limits and decodes, and that nothing happens after close. The listener's own parsing of
+// Relay payloads is fuzzed too: the input as a CBOR array of byte strings (relay/k's KeyPackage
+// bundles) and of text strings, each accepted array written back to the same bytes.
+import Basics
 import MQTT
 
 private let maximumPacketSize = 4096
@@ -118,9 +121,21 @@ private func firstConnect(_ stream: [UInt8]) -> ConnectPacket? {
 private let validConnect: [UInt8] = MQTTPacket.connect(ConnectPacket(clientIdentifier: "fuzz", cleanStart: true, keepAlive: 30,
                                                                       userName: "did:plc:fuzz", password: [1, 2, 3])).encoded()
 
+/// CBOR is read in its shortest form only, so whatever is accepted encodes back to the same bytes.
+private func cbor(_ bytes: [UInt8]) {
+    if let items = try? CBORArray.decodeByteStrings(bytes, maxCount: 100, maxItemBytes: 1 << 16) {
+        precondition(items.count <= 100 && items.allSatisfy { $0.count <= 1 << 16 })
+        precondition(CBORArray.encode(byteStrings: items) == bytes, "byte-string array does not round-trip")
+    }
+    if let items = try? CBORArray.decodeTextStrings(bytes, maxCount: 100, maxItemBytes: 256) {
+        precondition(CBORArray.encode(textStrings: items) == bytes, "text-string array does not round-trip")
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
+    cbor(bytes)
     let seed = bytes.first ?? 0
     let chunk = Int(seed % 13) + 1
     splitAndDecode(bytes)

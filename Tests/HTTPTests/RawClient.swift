@@ -121,6 +121,18 @@ final class RawClient: @unchecked Sendable {
         return response
     }
 
+    /// The bytes up to and including the next `delimiter`; throws `closedEarly` on EOF first.
+    func readLine(_ delimiter: UInt8 = 10) throws -> String {
+        while true {
+            if let end = buffer.firstIndex(of: delimiter) {
+                let line = String(decoding: buffer[0...end], as: UTF8.self)
+                buffer.removeFirst(end + 1)
+                return line
+            }
+            if try !fill() { throw ClientError.closedEarly }
+        }
+    }
+
     /// Exactly `count` bytes; throws `closedEarly` on EOF first.
     func readExactly(_ count: Int) throws -> [UInt8] {
         while buffer.count < count {

@@ -7,30 +7,15 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-import time
-import traceback
 
 import rfc9420_fixes  # noqa: F401  (installs the workarounds before any rfc9420 group exists)
 import wire
+from checks import Run, run_checks
 from mlsrs_member import MlsRsMember
 from python_member import PythonMember
 from rfc9420_member import Rfc9420Member
 from swift_member import SwiftMember
 from xrpc import XRPCError, b64
-
-
-class Run:
-    def __init__(self):
-        self.passed = 0
-
-    def ok(self, text: str) -> None:
-        self.passed += 1
-        print(f"ok: {text}", flush=True)
-
-    def expect(self, condition: bool, text: str) -> None:
-        if not condition:
-            raise AssertionError(text)
-        self.ok(text)
 
 
 def who(member) -> str:
@@ -225,18 +210,11 @@ def main() -> int:
     parser.add_argument("--cli", required=True)
     parser.add_argument("--work", required=True)
     args = parser.parse_args()
-    run = Run()
-    started = time.monotonic()
-    try:
+
+    def conversations(run: Run) -> None:
         conversation_by_swift(run, args.cli, args.work, args.server, args.plc)
         conversation_by_rfc9420(run, args.cli, args.work, args.server, args.plc)
-    except Exception:
-        traceback.print_exc()
-        print(f"FAILED after {run.passed} checks")
-        print(f"interop: {run.passed} passed, 1 failed")
-        return 1
-    print(f"interop: {run.passed} passed, 0 failed ({time.monotonic() - started:.1f} s)")
-    return 0
+    return run_checks("interop", conversations)
 
 
 if __name__ == "__main__":

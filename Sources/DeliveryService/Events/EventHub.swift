@@ -10,9 +10,13 @@ import Synchronization
 /// that conversation once, from the last seq it read (a process-wide position), and offers them
 /// to every local subscription that follows it. Offers never block: a subscription sends at once
 /// or marks itself behind and catches up from the log on the event workers.
+///
+/// Followers are subscribeConvoEvents sockets (`EventSubscription`, counted against the per-user
+/// limit) and MQTT Sessions following group topics (`RelaySession`). The same listener connection
+/// also hears the Relay channel, handed to `onRelayNotification`.
 final class EventHub: Sendable {
     private struct State {
-        var subscriptions: [ObjectIdentifier: EventSubscription] = [:]
+        var subscriptions: [ObjectIdentifier: any EventFollower] = [:]
         var byConvo: [String: Set<ObjectIdentifier>] = [:]
         /// All-conversations subscriptions by DID, to follow conversations joined while open.
         var allConvosByDID: [String: Set<ObjectIdentifier>] = [:]
@@ -35,6 +39,9 @@ final class EventHub: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let threadCount = Atomic<Int>(0)
     private let onIdle: @Sendable () -> Void
+    /// Payloads of the Relay channel (`relayChannel`), on the listener thread.
+    private let relayHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
+    static let relayChannel = "relay_events"
 
     /// - Parameter onIdle: run on the fan-out thread about once a minute (expired-ticket cleanup).
     init(source: EventSource, maxSocketsPerUser: Int, log: Log, onIdle: @escaping @Sendable () -> Void = {}) {
@@ -50,23 +57,33 @@ final class EventHub: Sendable {
 
     /// Adds an open subscription; false when its DID is at the per-user socket limit.
     func register(_ subscription: EventSubscription) -> Bool {
+        register(follower: subscription, counted: true)
+    }
+
+    /// Adds a follower; a `counted` one (a socket) only while its DID is under the per-user limit.
+    func register(follower: any EventFollower, counted: Bool) -> Bool {
         state.withLock { state in
-            let count = state.socketsByDID[subscription.did] ?? 0
-            guard count < maxSocketsPerUser, !state.stopped else { return false }
-            let id = ObjectIdentifier(subscription)
-            state.socketsByDID[subscription.did] = count + 1
-            state.subscriptions[id] = subscription
-            if subscription.scope == .allConvos { state.allConvosByDID[subscription.did.rawValue, default: []].insert(id) }
+            let count = state.socketsByDID[follower.did] ?? 0
+            guard !counted || count < maxSocketsPerUser, !state.stopped else { return false }
+            let id = ObjectIdentifier(follower)
+            guard state.subscriptions[id] == nil else { return true }
+            if counted { state.socketsByDID[follower.did] = count + 1 }
+            state.subscriptions[id] = follower
+            if follower.followsJoins { state.allConvosByDID[follower.did.rawValue, default: []].insert(id) }
             return true
         }
     }
 
     func unregister(_ subscription: EventSubscription) {
+        unregister(follower: subscription, counted: true)
+    }
+
+    func unregister(follower subscription: any EventFollower, counted: Bool) {
         let id = ObjectIdentifier(subscription)
         state.withLock { state in
             guard state.subscriptions.removeValue(forKey: id) != nil else { return }
             let count = (state.socketsByDID[subscription.did] ?? 1) - 1
-            state.socketsByDID[subscription.did] = count > 0 ? count : nil
+            if counted { state.socketsByDID[subscription.did] = count > 0 ? count : nil }
             if var set = state.allConvosByDID[subscription.did.rawValue] {
                 set.remove(id)
                 state.allConvosByDID[subscription.did.rawValue] = set.isEmpty ? nil : set
@@ -78,7 +95,7 @@ final class EventHub: Sendable {
     }
 
     /// Sends the conversations' notifications to `subscription` from now on.
-    func route(_ convoIDs: [String], to subscription: EventSubscription) {
+    func route(_ convoIDs: [String], to subscription: any EventFollower) {
         let id = ObjectIdentifier(subscription)
         state.withLock { state in
             guard state.subscriptions[id] != nil else { return }
@@ -86,7 +103,7 @@ final class EventHub: Sendable {
         }
     }
 
-    func unroute(_ convoID: String, from subscription: EventSubscription) {
+    func unroute(_ convoID: String, from subscription: any EventFollower) {
         state.withLock { state in Self.remove(ObjectIdentifier(subscription), from: convoID, in: &state) }
     }
 
@@ -99,6 +116,11 @@ final class EventHub: Sendable {
         } else {
             state.byConvo[convoID] = set
         }
+    }
+
+    /// Where Relay channel payloads go ("*" after a reconnect: anything may have been missed).
+    func onRelayNotification(_ handler: @escaping @Sendable (String) -> Void) {
+        relayHandler.withLock { $0 = handler }
     }
 
     // MARK: Threads
@@ -139,15 +161,25 @@ final class EventHub: Sendable {
                 let listener = try PGListener(url: url)
                 defer { listener.close() }
                 try listener.listen(channel)
+                try listener.listen(Self.relayChannel)
                 if !signalled {
                     ready.signal()
                     signalled = true
                 }
                 // Notifications sent while no connection listened are lost: re-read every followed log.
-                if failures > 0 { announceAll() }
+                if failures > 0 {
+                    announceAll()
+                    relayHandler.withLock { $0 }?("*")
+                }
                 failures = 0
                 while !stopped {
-                    for notification in try listener.wait(timeout: 0.5) { announce(notification.payload) }
+                    for notification in try listener.wait(timeout: 0.5) {
+                        if notification.channel == Self.relayChannel {
+                            relayHandler.withLock { $0 }?(notification.payload)
+                        } else {
+                            announce(notification.payload)
+                        }
+                    }
                 }
             } catch {
                 failures += 1
@@ -226,11 +258,13 @@ final class EventHub: Sendable {
             }
             var events: [PreparedEvent] = []
             var position = from
+            // Up to the announced seq (a resync: until the log has no more); a batch shorter than
+            // `batchSize` may be the end of the cache, not of the log.
             while announced == Self.resync || position < announced {
                 let batch = try source.events(convoID: convoID, after: position)
                 events += batch
                 position = batch.last?.seq ?? position
-                if batch.count < source.batchSize { break }
+                if batch.isEmpty { break }
             }
             state.withLock { state in
                 if state.byConvo[convoID] != nil { state.lastRead[convoID] = max(state.lastRead[convoID] ?? 0, position) }

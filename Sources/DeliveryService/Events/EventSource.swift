@@ -3,37 +3,26 @@ import DeliveryStore
 
 /// Reads a conversation's log and prepares its events for sending; messageEvents carry the message
 /// itself when its ciphertext is at most `inlineCiphertextLimit` bytes (thin-mode messages, which
-/// have none, always), otherwise only the pointer (seq, msgId, …) for a getMessages call.
+/// have none, always), otherwise only the pointer (seq, msgId, …) for a getMessages call. Each
+/// prepared event keeps its stored message too (what MQTT subscribers receive).
 struct EventSource: Sendable {
     let store: DeliveryStore
     let inlineCiphertextLimit: Int
     /// Events read per query.
     let batchSize: Int
+    /// Recent events, shared by every reader of this process.
+    let cache = EventCache()
 
+    /// Up to `batchSize` events after `seq`, from the cache when it holds the next one, else from
+    /// the log (and then kept). Fewer than `batchSize` may come from the cache although the log holds
+    /// more: what the hub has not read yet it offers later.
     func events(convoID: String, after seq: Int64) throws -> [PreparedEvent] {
-        let events = try store.events(convoID: convoID, afterSeq: seq, limit: batchSize)
-        let messages = try inlineMessages(convoID: convoID, for: events)
-        return try events.map { event in
-            try PreparedEvent(event, message: event.kind == .messageEvent ? messages[Self.messageSeq(event)] : nil)
+        if let cached = cache.events(convoID: convoID, after: seq, limit: batchSize) { return cached }
+        let prepared = try store.eventsWithMessages(convoID: convoID, afterSeq: seq, limit: batchSize).map { logged in
+            let inline = logged.message.flatMap { row in row.ciphertext.map({ $0.count <= inlineCiphertextLimit }) ?? true ? row : nil }
+            return try PreparedEvent(logged.event, message: inlineCiphertextLimit > 0 ? inline : nil, row: logged.message)
         }
-    }
-
-    /// The messages the batch's messageEvents point at, by seq, in one range query.
-    private func inlineMessages(convoID: String, for events: [ConvoEvent]) throws -> [Int64: MessageRow] {
-        guard inlineCiphertextLimit > 0 else { return [:] }
-        let seqs = events.compactMap { $0.kind == .messageEvent ? Self.messageSeq($0) : nil }
-        guard let low = seqs.min(), let high = seqs.max() else { return [:] }
-        let page = try store.messages(convoID: convoID, MessageQuery(sinceSeq: low - 1, limit: Int(min(1000, high - low + 1))))
-        var rows: [Int64: MessageRow] = [:]
-        for row in page.messages where row.ciphertext.map({ $0.count <= inlineCiphertextLimit }) ?? true {
-            rows[row.seq] = row
-        }
-        return rows
-    }
-
-    /// The message seq in a messageEvent's payload (`{"seq": …}`); nil if absent.
-    private static func messageSeq(_ event: ConvoEvent) -> Int64 {
-        struct Pointer: Decodable { var seq: Int64 }
-        return (try? StrictJSON.decode(Pointer.self, from: Array(event.payload.utf8)).seq) ?? -1
+        cache.store(convoID: convoID, after: seq, prepared)
+        return prepared
     }
 }

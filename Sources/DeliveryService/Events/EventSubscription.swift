@@ -10,7 +10,7 @@ import Synchronization
 /// batches from the hub are sent at once when they continue the stream; anything else (a gap, a
 /// subscription still opening) marks the conversation dirty, and a catch-up job on the event
 /// workers reads the log from the delivered seq. Nothing is queued in memory but that dirty set.
-final class EventSubscription: WebSocketHandler, Sendable {
+final class EventSubscription: WebSocketHandler, EventFollower, Sendable {
     enum Scope: Sendable, Equatable {
         case allConvos
         case convo(String)
@@ -73,6 +73,8 @@ final class EventSubscription: WebSocketHandler, Sendable {
     }
 
     var isClosed: Bool { state.withLock { $0.closed } }
+
+    var followsJoins: Bool { scope == .allConvos }
 
     // MARK: Opening (event workers)
 

@@ -13,10 +13,12 @@ final class EventWorkers: Sendable {
     private let state = Mutex(State())
     private let available = DispatchSemaphore(value: 0)
     private let threads: Int
+    private let name: String
     private let finished = DispatchSemaphore(value: 0)
 
-    init(threads: Int) {
+    init(threads: Int, name: String = "events") {
         self.threads = threads
+        self.name = name
     }
 
     func start() {
@@ -25,7 +27,7 @@ final class EventWorkers: Sendable {
                 defer { finished.signal() }
                 while let job = next() { job() }
             }
-            thread.name = "events-\(index)"
+            thread.name = "\(name)-\(index)"
             thread.start()
         }
     }

@@ -13,6 +13,8 @@ struct PreparedEvent: Sendable {
     let body: String
     /// For membershipChangeEvent: whose membership changed, and how.
     let membership: MembershipChange?
+    /// For messageEvent: the stored message (what MQTT subscribers of the group receive), when read.
+    let row: MessageRow?
 
     /// The frame sent to one subscriber.
     func frame(cursor: String) -> String {
@@ -25,10 +27,12 @@ struct PreparedEvent: Sendable {
         return membership.action == .left || membership.action == .removed
     }
 
-    /// - Parameter message: the message a messageEvent points at, included when given.
-    init(_ event: ConvoEvent, message: MessageRow?) throws {
+    /// - Parameter message: the message a messageEvent points at, included in the body when given.
+    /// - Parameter row: the message itself, kept for MQTT delivery.
+    init(_ event: ConvoEvent, message: MessageRow?, row: MessageRow? = nil) throws {
         convoID = event.convoID
         seq = event.seq
+        self.row = row ?? message
         let payload = Array(event.payload.utf8)
         switch event.kind {
         case .messageEvent:

@@ -2,6 +2,8 @@ import ATProto
 import DeliveryStore
 import Foundation
 import HTTP
+import MQTT
+import MQTTServer
 import Store
 
 /// Wires the layers together: database and migrations, service auth, the XRPC methods, the HTTP
@@ -18,6 +20,8 @@ public final class DeliveryServiceApp: Sendable {
     private let maintenance: MaintenanceJob
     private let retention: RetentionJob
     private let events: EventService
+    /// The MQTT listener's Relay protocol (MQTT_PORT); nil when it is off.
+    private let relay: RelayBroker?
 
     public init(configuration: ServiceConfiguration) throws {
         self.configuration = configuration
@@ -68,7 +72,23 @@ public final class DeliveryServiceApp: Sendable {
                 try events.upgrade(request, authenticate: authenticate)
             }],
             uploadLimits: (configuration.limits.maxUploadsPerUser, configuration.limits.maxUploads))
-        let server = HTTPServer(configuration: configuration.http, responder: router)
+        var streams: [StreamListener] = []
+        if let port = configuration.mqttPort {
+            let pending = RelayPending()
+            let context = RelayContext(env: environment, source: events.source, hub: events.hub,
+                                       workers: EventWorkers(threads: configuration.http.workerThreads, name: "relay"),
+                                       node: UUID().uuidString, pending: pending)
+            let broker = RelayBroker(
+                configuration: MQTTServerConfiguration(), context: context,
+                authenticator: RelayAuthenticator(verifier: verifier, store: store, rateLimits: rateLimits, metrics: metrics),
+                publisher: RelayPublisher(env: environment, rateLimits: rateLimits, metrics: metrics, pending: pending))
+            relay = broker
+            // TLS with the same certificate as HTTPS when TLS_CERT_FILE / TLS_KEY_FILE are set.
+            streams.append(StreamListener(port: port, tls: configuration.http.tls != nil, service: MQTTListener(broker: broker)))
+        } else {
+            relay = nil
+        }
+        let server = HTTPServer(configuration: configuration.http, responder: router, streams: streams)
         self.server = server
         self.router = router
         let database = self.database
@@ -83,13 +103,18 @@ public final class DeliveryServiceApp: Sendable {
             log.warning("running as the development service DID (make run without SERVICE_DID): set SERVICE_DID in production",
                         ["service_did": configuration.serviceDID])
         }
+        relay?.start()
         try server.start()
         monitor.start()
         maintenance.start()
         retention.start()
         events.start(databaseURL: configuration.database.url)
         log.info("listening", ["host": configuration.http.host, "port": String(server.port)])
+        if relay != nil { log.info("mqtt listening", ["host": configuration.http.host, "port": String(server.streamPort(0))]) }
     }
+
+    /// The MQTT listener's bound port (MQTT_PORT, or the ephemeral one for 0); nil when it is off.
+    public var mqttPort: Int? { relay == nil ? nil : server.streamPort(0) }
 
     /// The bound port (the configured one, or the ephemeral one for port 0).
     public var port: Int { server.port }
@@ -114,6 +139,7 @@ public final class DeliveryServiceApp: Sendable {
     public func shutdown() {
         log.info("shutting down", ["grace_s": String(configuration.http.shutdownGracePeriod)])
         server.shutdown()
+        relay?.stop()
         monitor.stop()
         maintenance.stop()
         retention.stop()

@@ -21,6 +21,7 @@ extension ServiceConfiguration {
             config.http.host = host
         }
         if let port = try env.integer("PORT", in: 0...65_535) { config.http.port = port }
+        config.mqttPort = try env.integer("MQTT_PORT", in: 0...65_535)
         if let count = try env.integer("WORKER_THREADS", in: 1...1024) { config.http.workerThreads = count }
         if let seconds = try env.seconds("HEADER_READ_TIMEOUT") { config.http.headerReadTimeout = seconds }
         if let seconds = try env.seconds("BODY_READ_TIMEOUT") { config.http.bodyReadTimeout = seconds }

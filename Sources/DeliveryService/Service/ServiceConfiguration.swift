@@ -29,6 +29,8 @@ public struct ServiceConfiguration: Sendable {
     public var retention = RetentionSettings()
     /// MESSAGE_BATCH_LANES, MESSAGE_BATCH_MAX.
     public var messageBatching = MessageBatchSettings()
+    /// MQTT_PORT: the MQTT 5.0 listener (Relay protocol, docs/mqtt.md) on this port; nil: off.
+    public var mqttPort: Int?
 
     public init() {}
 

@@ -119,6 +119,6 @@ extension HTTPConnection {
                 enqueue(response.body)
             }
         }
-        return .responseQueued(unsent: outputBytes, file: fileBody != nil, persist: persist)
+        return .responseQueued(unsent: output.unsentBytes, file: fileBody != nil, persist: persist)
     }
 }

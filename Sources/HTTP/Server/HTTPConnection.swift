@@ -30,9 +30,7 @@ final class HTTPConnection {
 
     // MARK: Output
 
-    var output: [[UInt8]] = []
-    var outputOffset = 0
-    var outputBytes = 0
+    var output = OutputQueue()
     /// A file response still being sent, after everything in `output`.
     var fileBody: (file: HTTPFileBody, position: Int, remaining: Int)?
 
@@ -72,12 +70,7 @@ final class HTTPConnection {
     // MARK: Events from the loop
 
     func handle(events: UInt32, loop: IOLoop) {
-        var readiness: SocketReadiness = []
-        if events & Epoll.readable != 0 { readiness.insert(.readable) }
-        if events & Epoll.writable != 0 { readiness.insert(.writable) }
-        if events & (Epoll.peerHangUp | Epoll.hangUp) != 0 { readiness.insert(.hangUp) }
-        if events & Epoll.error != 0 { readiness.insert(.error) }
-        run(.ready(readiness), loop: loop)
+        run(.ready(SocketReadiness(epollEvents: events)), loop: loop)
     }
 
     /// The worker pool finished the request this connection was waiting for.
@@ -178,39 +171,17 @@ final class HTTPConnection {
     private func read(loop: IOLoop) -> Event {
         // The next read overwrites the loop's buffer.
         keepFreshInput(loop: loop)
-        let result: IOResult
-        var handshakeCompleted = false
-        if let tls {
-            result = loop.receiveBuffer.read(from: socket, through: tls, scratch: loop.cipherBuffer)
-            if !handshakeReported, tls.handshakeComplete {
-                handshakeReported = true
-                handshakeCompleted = true
-            }
-        } else {
-            result = loop.receiveBuffer.read(from: socket)
-        }
-        let outcome: ReadOutcome
-        switch result {
-        case let .bytes(count):
+        let (outcome, handshakeCompleted) = loop.readOnce(socket, tls: tls, handshakeReported: &handshakeReported)
+        if case let .bytes(count, _) = outcome {
             fresh = count
             freshUsed = 0
-            outcome = .bytes(count, short: count < loop.receiveBuffer.capacity)
-        case .wouldBlock: outcome = .wouldBlock
-        case .closed: outcome = .endOfStream
-        case .failed: outcome = .failed
         }
         return .read(outcome, handshakeCompleted: handshakeCompleted, ciphertextQueued: tls?.hasUnsentCiphertext ?? false)
     }
 
     /// Reads and drops everything available (lingering; TLS input is not even decrypted).
     private func discardInput(loop: IOLoop) -> Event {
-        while true {
-            switch loop.cipherBuffer.read(from: socket) {
-            case .bytes: continue
-            case .wouldBlock: return .discarded(endOfStream: false)
-            case .closed, .failed: return .discarded(endOfStream: true)
-            }
-        }
+        .discarded(endOfStream: loop.discardAvailable(socket))
     }
 
     /// Held input for the parser: earlier input first, then what the last read brought.
@@ -237,14 +208,12 @@ final class HTTPConnection {
     // MARK: Writing
 
     func enqueue(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
         output.append(bytes)
-        outputBytes += bytes.count
     }
 
     private func flush(loop: IOLoop) -> Event {
         var progressed = false
-        var blocked: Event { .flushed(.blocked(unsent: outputBytes, file: fileBody != nil), progressed: progressed) }
+        var blocked: Event { .flushed(.blocked(unsent: output.unsentBytes, file: fileBody != nil), progressed: progressed) }
         while true {
             if output.isEmpty {
                 guard fileBody != nil else { break }
@@ -255,36 +224,15 @@ final class HTTPConnection {
                 }
                 continue
             }
-            let result = if let tls {
-                tls.write(output[...], firstOffset: outputOffset, to: socket)
-            } else {
-                socket.write(output[...], firstOffset: outputOffset)
-            }
-            switch result {
-            case var .bytes(written):
+            switch output.write(to: socket, through: tls) {
+            case let .bytes(written):
                 progressed = true
-                outputBytes -= written
                 webSocket?.wrote(written)
-                while written > 0 {
-                    let left = output[0].count - outputOffset
-                    if written >= left {
-                        written -= left
-                        output.removeFirst()
-                        outputOffset = 0
-                    } else {
-                        outputOffset += written
-                        written = 0
-                    }
-                }
             case .wouldBlock: return blocked
             case .closed, .failed: return .flushed(.failed, progressed: progressed)
             }
         }
-        switch tls?.flush(to: socket) {
-        case .wouldBlock?: return blocked
-        case .closed?, .failed?: return .flushed(.failed, progressed: progressed)
-        case .bytes?, nil: return .flushed(.drained, progressed: progressed)
-        }
+        return .flushed(OutputQueue.flushCiphertext(tls, to: socket), progressed: progressed)
     }
 
     // MARK: Closing

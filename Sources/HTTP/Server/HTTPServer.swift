@@ -20,12 +20,21 @@ public final class HTTPServer: Sendable {
 
     public let configuration: HTTPServerConfiguration
     private let responder: any HTTPResponder
+    /// Listeners of other protocols on the same loops (`StreamListener`).
+    private let streams: [StreamListener]
     private let state = Mutex<State>(.idle)
     private let boundPort = Atomic<Int>(0)
+    private let boundStreamPorts = Mutex<[Int]>([])
 
-    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, streams: [StreamListener] = []) {
         self.configuration = configuration
         self.responder = responder
+        self.streams = streams
+    }
+
+    /// The bound port of stream listener `index` (the ephemeral one for port 0); 0 before `start()`.
+    public func streamPort(_ index: Int) -> Int {
+        boundStreamPorts.withLock { index < $0.count ? $0[index] : 0 }
     }
 
     /// The bound port (the ephemeral one when configured with port 0); 0 before `start()`.
@@ -70,7 +79,11 @@ public final class HTTPServer: Sendable {
             }
         }
         let threads = Swift.max(1, configuration.ioThreads)
+        if streams.contains(where: \.tls), tlsContext == nil {
+            throw .tls(.setupFailed("a stream listener asks for TLS, but the server has no certificate"))
+        }
         var listeners: [Socket] = []
+        var streamListeners: [Socket] = []
         var handles: [IOLoopHandle] = []
         do throws(SocketError) {
             let first = try Socket.makeListener(
@@ -86,6 +99,11 @@ public final class HTTPServer: Sendable {
                     ))
                 }
             }
+            for stream in streams {
+                streamListeners.append(try Socket.makeListener(
+                    host: configuration.host, port: stream.port, backlog: Int32(configuration.listenBacklog), reusePort: false
+                ))
+            }
             for index in 0..<threads {
                 let listener = configuration.reusePort ? listeners[index] : first
                 let epoll = try Epoll.make()
@@ -96,9 +114,12 @@ public final class HTTPServer: Sendable {
                     epoll.close()
                     throw error
                 }
-                handles.append(IOLoopHandle(epoll: epoll, wakeup: wakeup, listener: listener))
-                try IOLoop.register(listener: listener, wakeup: wakeup, on: epoll, shared: !configuration.reusePort)
+                handles.append(IOLoopHandle(epoll: epoll, wakeup: wakeup, listener: listener, streamListeners: streamListeners))
+                try IOLoop.register(listener: listener, streamListeners: streamListeners, wakeup: wakeup, on: epoll,
+                                    shared: !configuration.reusePort)
             }
+            let streamPorts = try streamListeners.map { socket throws(SocketError) in try socket.localPort() }
+            boundStreamPorts.withLock { $0 = streamPorts }
             boundPort.store(port, ordering: .releasing)
         } catch {
             for handle in handles {
@@ -106,10 +127,11 @@ public final class HTTPServer: Sendable {
                 handle.wakeup.close()
             }
             listeners.forEach { $0.close() }
+            streamListeners.forEach { $0.close() }
             throw error
         }
 
-        let shared = ServerShared(configuration: configuration, responder: responder, tlsContext: tlsContext)
+        let shared = ServerShared(configuration: configuration, responder: responder, tlsContext: tlsContext, streams: streams)
         shared.workers.start()
         let loopsFinished = DispatchGroup()
         for (index, handle) in handles.enumerated() {
@@ -121,7 +143,7 @@ public final class HTTPServer: Sendable {
             }
             thread.start()
         }
-        return Running(shared: shared, handles: handles, listeners: listeners, loopsFinished: loopsFinished)
+        return Running(shared: shared, handles: handles, listeners: listeners + streamListeners, loopsFinished: loopsFinished)
     }
 
     /// Reloads the certificate chain and key from the configured files (e.g. on SIGHUP). New

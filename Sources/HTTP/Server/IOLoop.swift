@@ -6,6 +6,8 @@ final class IOLoop {
     // socket can have.
     private static let listenerToken = UInt64(UInt32.max)
     private static let wakeupToken = UInt64(UInt32.max - 1)
+    /// Stream listener `i` (IOLoop+Streams.swift) has token `streamListenerBase - i`.
+    static let streamListenerBase = UInt64(UInt32.max - 2)
 
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
@@ -25,8 +27,11 @@ final class IOLoop {
     let shared: ServerShared
     private let events = EpollEvents(capacity: 256)
     private var connections: [HTTPConnection?] = []
-    private var liveConnections = 0
-    private var nextSerial: UInt64 = 1
+    /// Stream connections (IOLoop+Streams.swift), by descriptor like `connections`.
+    var streams: [StreamConnection?] = []
+    var suspendedStreamListeners: Set<Int> = []
+    var liveConnections = 0
+    var nextSerial: UInt64 = 1
     private var nextSweep: UInt64 = 0
     private var drainDeadline: UInt64 = 0
     private var listenerSuspended = false
@@ -56,13 +61,17 @@ final class IOLoop {
                 switch token {
                 case Self.listenerToken: acceptConnections()
                 case Self.wakeupToken: drainWakeups()
+                case let token where token <= Self.streamListenerBase && Self.streamListenerBase - token < UInt64(handle.streamListeners.count):
+                    acceptStreams(listener: Int(Self.streamListenerBase - token))
                 default:
                     // The token carries the serial too: an event queued for a descriptor closed and
                     // reused earlier in this batch must not reach the new connection.
-                    guard let connection = connection(for: Int32(truncatingIfNeeded: token & 0xFFFF_FFFF)),
-                          connection.serial & 0xFFFF_FFFF == token >> 32
-                    else { continue }
-                    connection.handle(events: flags, loop: self)
+                    let descriptor = Int32(truncatingIfNeeded: token & 0xFFFF_FFFF)
+                    if let connection = connection(for: descriptor), connection.serial & 0xFFFF_FFFF == token >> 32 {
+                        connection.handle(events: flags, loop: self)
+                    } else if let stream = stream(for: descriptor), stream.serial & 0xFFFF_FFFF == token >> 32 {
+                        stream.handle(events: flags, loop: self)
+                    }
                 }
             }
             if !isDraining, handle.stopRequested { beginDraining() }
@@ -79,34 +88,16 @@ final class IOLoop {
 
     private func acceptConnections() {
         guard let listener = handle.listener, !isDraining else { return }
-        for _ in 0..<64 {
-            let accepted: (socket: Socket, remoteAddress: String)?
-            do {
-                accepted = try listener.accept()
-            } catch {
-                // Out of descriptors: stop polling the listener until the next sweep instead of spinning.
-                handle.epoll.remove(listener.descriptor)
-                listenerSuspended = true
-                return
-            }
-            guard let (socket, remoteAddress) = accepted else { return }
+        acceptPending(from: listener, onExhausted: { listenerSuspended = true }) { socket, remoteAddress in
             let tlsContext = shared.currentTLSContext
             guard shared.reserveConnection(from: remoteAddress) else {
                 // A TLS client could not read a plaintext answer: it just sees the close.
                 if tlsContext == nil { socket.writeBestEffort(ServerShared.serviceUnavailable) }
                 socket.close()
-                continue
+                return
             }
-            var tls: TLSSession?
-            if let tlsContext {
-                guard let session = try? TLSSession(context: tlsContext) else {
-                    shared.releaseConnection(from: remoteAddress)
-                    socket.close()
-                    continue
-                }
-                tls = session
-            }
-            socket.setNoDelay()
+            let tls: TLSSession?
+            do { tls = try prepareAccepted(socket, remoteAddress: remoteAddress, wantsTLS: tlsContext != nil, context: tlsContext) } catch { return }
             let connection = HTTPConnection(
                 socket: socket, tls: tls, serial: nextSerial, remoteAddress: remoteAddress,
                 parser: HTTPRequestParser(maxHeaderBytes: configuration.maxHeaderBytes, maxBodySize: configuration.defaultMaxBodySize),
@@ -117,13 +108,48 @@ final class IOLoop {
             if fd >= connections.count { connections.append(contentsOf: repeatElement(nil, count: fd + 1 - connections.count)) }
             connections[fd] = connection
             liveConnections += 1
-            do {
-                let interest = Epoll.readable | Epoll.writable | Epoll.peerHangUp | Epoll.edgeTriggered
-                try handle.epoll.add(socket.descriptor, events: interest, data: UInt64(fd) | (connection.serial & 0xFFFF_FFFF) << 32)
-            } catch {
-                close(connection)
-            }
+            do { try register(socket, serial: connection.serial) } catch { close(connection) }
         }
+    }
+
+    /// Accepts up to 64 pending connections from `listener` and hands each to `admit`. Out of
+    /// descriptors, the listener leaves the epoll set until the next sweep (`onExhausted`) instead
+    /// of spinning.
+    func acceptPending(from listener: Socket, onExhausted: () -> Void, _ admit: (Socket, String) -> Void) {
+        for _ in 0..<64 {
+            let accepted: (socket: Socket, remoteAddress: String)?
+            do {
+                accepted = try listener.accept()
+            } catch {
+                handle.epoll.remove(listener.descriptor)
+                onExhausted()
+                return
+            }
+            guard let (socket, remoteAddress) = accepted else { return }
+            admit(socket, remoteAddress)
+        }
+    }
+
+    /// Readies an accepted connection that holds a reservation: TCP_NODELAY and, when `wantsTLS`, a
+    /// server TLS session under `context`. Throws when TLS is wanted but no session can be made (no
+    /// certificate loaded, or OpenSSL refused); the socket is then closed and its reservation released.
+    func prepareAccepted(_ socket: Socket, remoteAddress: String, wantsTLS: Bool, context: ServerTLSContext?) throws(TLSError) -> TLSSession? {
+        socket.setNoDelay()
+        guard wantsTLS else { return nil }
+        do throws(TLSError) {
+            guard let context else { throw TLSError.setupFailed("no certificate loaded") }
+            return try TLSSession(context: context)
+        } catch {
+            shared.releaseConnection(from: remoteAddress)
+            socket.close()
+            throw error
+        }
+    }
+
+    /// Adds an accepted connection to the epoll set, edge-triggered; its token carries the serial too.
+    func register(_ socket: Socket, serial: UInt64) throws(SocketError) {
+        let interest = Epoll.readable | Epoll.writable | Epoll.peerHangUp | Epoll.edgeTriggered
+        try handle.epoll.add(socket.descriptor, events: interest, data: UInt64(socket.descriptor) | (serial & 0xFFFF_FFFF) << 32)
     }
 
     private func connection(for descriptor: Int32) -> HTTPConnection? {
@@ -212,6 +238,10 @@ final class IOLoop {
     private func drainWakeups() {
         handle.wakeup.drain()
         for completion in handle.takeCompletions() {
+            if case let .stream(message) = completion.payload {
+                if let stream = stream(for: completion.descriptor), stream.serial == completion.serial { stream.deliver(message, loop: self) }
+                continue
+            }
             // The descriptor may have been closed, or closed and reused, while the worker ran.
             guard let connection = connection(for: completion.descriptor), connection.serial == completion.serial else { continue }
             switch completion.payload {
@@ -223,6 +253,8 @@ final class IOLoop {
                 connection.run(.outbound(HTTPConnectionMachine.WebSocketOutboundEvent(outbound)), loop: self)
             case .resumeBody:
                 connection.resumeBodyStream(loop: self)
+            case .stream:
+                break
             }
         }
     }
@@ -233,6 +265,7 @@ final class IOLoop {
         for case let connection? in connections {
             connection.checkTimeouts(loop: self)
         }
+        sweepStreams()
         if listenerSuspended, !isDraining, let listener = handle.listener {
             let interest = Epoll.readable | (configuration.reusePort ? 0 : Epoll.exclusive)
             if (try? handle.epoll.add(listener.descriptor, events: interest, data: Self.listenerToken)) != nil {
@@ -248,20 +281,29 @@ final class IOLoop {
         for case let connection? in connections {
             connection.beginDraining(loop: self)
         }
+        drainStreams()
     }
 
     private func closeAll() {
         for case let connection? in connections {
             close(connection)
         }
+        for case let stream? in streams {
+            close(stream)
+        }
     }
 
     /// Registers the listener and the wake-up descriptor on `epoll` before the thread starts.
     /// A listener shared by several loops is registered exclusive so one connection wakes one thread.
-    static func register(listener: Socket?, wakeup: EventFD, on epoll: Epoll, shared: Bool) throws(SocketError) {
+    static func register(listener: Socket?, streamListeners: [Socket] = [], wakeup: EventFD, on epoll: Epoll,
+                         shared: Bool) throws(SocketError) {
         try epoll.add(wakeup.descriptor, events: Epoll.readable, data: wakeupToken)
         if let listener {
             try epoll.add(listener.descriptor, events: Epoll.readable | (shared ? Epoll.exclusive : 0), data: listenerToken)
+        }
+        // Each stream listener is shared by every loop.
+        for (index, streamListener) in streamListeners.enumerated() {
+            try epoll.add(streamListener.descriptor, events: Epoll.readable | Epoll.exclusive, data: streamListenerBase - UInt64(index))
         }
     }
 }

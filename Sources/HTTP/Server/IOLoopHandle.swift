@@ -10,6 +10,8 @@ struct Completion: Sendable {
         case webSocket(WebSocketOutbound)
         /// The consumer of a streamed body caught up.
         case resumeBody
+        /// A message for a stream connection's session (`StreamConnectionHandle.post`).
+        case stream(any Sendable)
     }
 
     let descriptor: Int32
@@ -33,13 +35,16 @@ final class IOLoopHandle: Sendable {
     let epoll: Epoll
     let wakeup: EventFD
     let listener: Socket?
+    /// The stream listeners (`HTTPServer`'s `streams`), in order, shared by every loop.
+    let streamListeners: [Socket]
     private let inbox = Mutex<[Completion]>([])
     private let stopping = Atomic<Bool>(false)
 
-    init(epoll: Epoll, wakeup: EventFD, listener: Socket?) {
+    init(epoll: Epoll, wakeup: EventFD, listener: Socket?, streamListeners: [Socket] = []) {
         self.epoll = epoll
         self.wakeup = wakeup
         self.listener = listener
+        self.streamListeners = streamListeners
     }
 
     func post(_ completion: Completion) {

@@ -5,6 +5,8 @@ import Synchronization
 final class ServerShared: Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
+    /// The stream listeners' specifications, in the order of `IOLoopHandle.streamListeners`.
+    let streams: [StreamListener]
     let workers: WorkerPool
     private let openConnections = Atomic<Int>(0)
     private let openWebSockets = Atomic<Int>(0)
@@ -18,9 +20,11 @@ final class ServerShared: Sendable {
         .error(status: 503, error: "ServiceUnavailable", message: "too many connections"), keepAlive: false
     )
 
-    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, tlsContext: ServerTLSContext?) {
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, tlsContext: ServerTLSContext?,
+         streams: [StreamListener] = []) {
         self.configuration = configuration
         self.responder = responder
+        self.streams = streams
         self.tlsContext = Mutex(tlsContext)
         workers = WorkerPool(threadCount: configuration.workerThreads)
     }

@@ -76,11 +76,11 @@ extension HTTPConnection {
             request: head, remoteAddress: remoteAddress, maxBufferedOutput: configuration.maxBufferedOutput,
             handle: loop.handle, descriptor: socket.descriptor, serial: serial
         )
-        webSocket = WebSocketSession(handler: handler, connection: connection, configuration: configuration, uncountedOutput: outputBytes)
+        webSocket = WebSocketSession(handler: handler, connection: connection, configuration: configuration, uncountedOutput: output.unsentBytes)
         webSocketRequest = nil
         loop.shared.webSocketOpened()
         handler.didOpen(connection: connection)
-        return .switchedProtocols(unsent: outputBytes)
+        return .switchedProtocols(unsent: output.unsentBytes)
     }
 
     // MARK: Input
@@ -136,22 +136,13 @@ extension HTTPConnection {
     /// Appends to the last queued chunk when it is small and not partly written, so many small
     /// frames do not make a long chunk list.
     func appendFrame(_ frame: [UInt8]) {
-        if output.count >= 2, output[output.count - 1].count + frame.count <= 64 * 1024 {
-            output[output.count - 1].append(contentsOf: frame)
-            outputBytes += frame.count
-        } else {
-            enqueue(frame)
-        }
+        output.appendCoalescing(frame, limit: 64 * 1024)
     }
 
     /// Discards queued frames that have not started going out; a partly written one stays so the
     /// stream of frames stays well-formed.
     func dropUnsentFrames() {
-        let keep = outputOffset > 0 ? 1 : 0
-        guard output.count > keep else { return }
-        let dropped = output[keep...].reduce(0) { $0 + $1.count }
-        output.removeSubrange(keep...)
-        outputBytes -= dropped
-        webSocket?.connection.release(dropped)
+        let dropped = output.dropUnstarted()
+        if dropped > 0 { webSocket?.connection.release(dropped) }
     }
 }

@@ -18,6 +18,9 @@ public enum MLSClientError: Error, Sendable, CustomStringConvertible {
     /// This member was removed from the group (or left).
     case notAMember(String)
     case invalidArgument(String)
+    /// The MQTT transport: the service refused (CONNACK, SUBACK or PUBACK Reason Code and Reason
+    /// String), or the connection failed.
+    case relay(String)
 
     public var description: String {
         switch self {
@@ -31,6 +34,7 @@ public enum MLSClientError: Error, Sendable, CustomStringConvertible {
         case .storage(let what): "storage: \(what)"
         case .notAMember(let id): "no longer a member of \(id)"
         case .invalidArgument(let what): what
+        case .relay(let what): "MQTT: \(what)"
         }
     }
 }

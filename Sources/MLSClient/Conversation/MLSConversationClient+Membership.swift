@@ -19,14 +19,7 @@ extension MLSConversationClient {
         } catch {
             throw .invalidServerData("Welcome: \(error)")
         }
-        var bundle: KeyPackageBundle?
-        for secrets in welcome.secrets {
-            if let stored = try store.keyPackage(ref: secrets.newMember, signingKey: signingKey) {
-                bundle = stored
-                break
-            }
-        }
-        guard let bundle else {
+        guard let bundle = try store.keyPackage(for: welcome, signingKey: signingKey) else {
             _ = try? await api.confirmWelcome(ConfirmWelcomeInput(convoId: convoId, success: false,
                                                                   errorDetails: "no matching key package"))
             throw .noMatchingKeyPackage

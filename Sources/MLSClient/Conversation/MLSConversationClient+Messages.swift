@@ -83,44 +83,8 @@ extension MLSConversationClient {
     func apply(_ view: MessageView, to group: inout Group, record: ConvoRecord) throws(MLSClientError) -> ChatEntry? {
         if record.sentMessageIds.contains(view.id) { return nil }
         guard let bytes = view.ciphertext?.bytes else { return nil }
-        let message: MLSMessage
-        do { message = try MLSMessage(decoding: bytes) } catch { throw .invalidServerData("message \(view.seq) is not an MLSMessage") }
-        let epoch: UInt64
-        switch message.body {
-        case .publicMessage(let publicMessage): epoch = publicMessage.content.epoch
-        case .privateMessage(let privateMessage): epoch = privateMessage.epoch
-        default: return nil
-        }
-        if epoch < group.epoch { return nil }
-        if epoch > group.epoch { throw .missedEpoch(have: group.epoch, got: epoch) }
-        let processed: ProcessedMessage
-        do {
-            processed = try group.process(message)
-        } catch {
-            // A commit we cannot apply leaves us behind the group; an application message we cannot
-            // decrypt is noted and skipped.
-            if view.isCommit { throw .mls(error) }
-            return ChatEntry(kind: .event, seq: view.seq, epoch: view.epoch, sender: view.sender,
-                             text: "undecryptable message: \(error)", createdAt: view.createdAt)
-        }
-        switch processed {
-        case .application(let data, _, _):
-            return ChatEntry(kind: .message, seq: view.seq, epoch: view.epoch, sender: view.sender,
-                             text: String(decoding: data, as: UTF8.self), createdAt: view.createdAt)
-        case .commit(let summary):
-            var changes: [String] = []
-            let added = summary.added.compactMap { Self.did(of: $0.keyPackage.leafNode.credential) }
-            let removed = summary.removed.compactMap { Self.did(of: $0.leafNode.credential) }
-            if summary.isExternal { changes.append("rejoined") }
-            if !added.isEmpty { changes.append("added " + added.joined(separator: ", ")) }
-            if !removed.isEmpty, !summary.isExternal { changes.append("removed " + removed.joined(separator: ", ")) }
-            if !group.isActive { changes.append("removed you") }
-            if changes.isEmpty { changes.append("updated the group") }
-            return ChatEntry(kind: .event, seq: view.seq, epoch: Int64(clamping: summary.epoch), sender: view.sender,
-                             text: changes.joined(separator: "; "), createdAt: view.createdAt)
-        case .proposal:
-            return nil
-        }
+        return try IncomingMessage.apply(bytes, to: &group, seq: view.seq, sender: view.sender, createdAt: view.createdAt,
+                                         label: "message \(view.seq)")
     }
 
     /// Reads, then returns the transcript entries not handed out before, other members' only
@@ -128,12 +92,7 @@ extension MLSConversationClient {
     /// before a send or a commit show up here too.
     public func unread(convoId: String) async throws(MLSClientError) -> [ChatEntry] {
         _ = try await read(convoId: convoId)
-        let all = try store.transcript(convoId: convoId)
-        var record = try store.loadRecord(convoId: convoId)
-        let start = min(record.shownEntries ?? 0, all.count)
-        record.shownEntries = all.count
-        try store.saveRecord(record)
-        return all[start...].filter { !$0.own }
+        return try store.takeUnshown(convoId: convoId)
     }
 
     /// The local transcript of a conversation.

@@ -48,6 +48,14 @@ public struct MLSClientStore: Sendable {
         return try readJSON(StoredKeyPackage.self, file, missing: "").bundle(signingKey: signingKey)
     }
 
+    /// The stored KeyPackage a Welcome addresses, if any of its recipients is one of ours.
+    public func keyPackage(for welcome: Welcome, signingKey: SignaturePrivateKey) throws(MLSClientError) -> KeyPackageBundle? {
+        for secrets in welcome.secrets {
+            if let stored = try keyPackage(ref: secrets.newMember, signingKey: signingKey) { return stored }
+        }
+        return nil
+    }
+
     public func deleteKeyPackage(ref: [UInt8]) {
         try? FileManager.default.removeItem(at: keyPackageDirectory.appendingPathComponent(Hex.encode(ref) + ".json"))
     }
@@ -129,6 +137,17 @@ public struct MLSClientStore: Sendable {
         } catch {
             throw .storage("cannot append to \(file.path): \(error)")
         }
+    }
+
+    /// The transcript entries not handed out before, other members' only (this client's own were
+    /// reported when it made them); they count as shown from now on.
+    public func takeUnshown(convoId: String) throws(MLSClientError) -> [ChatEntry] {
+        let all = try transcript(convoId: convoId)
+        var record = try loadRecord(convoId: convoId)
+        let start = min(record.shownEntries ?? 0, all.count)
+        record.shownEntries = all.count
+        try saveRecord(record)
+        return all[start...].filter { !$0.own }
     }
 
     public func transcript(convoId: String) throws(MLSClientError) -> [ChatEntry] {

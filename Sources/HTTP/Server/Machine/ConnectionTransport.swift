@@ -313,6 +313,34 @@ struct ConnectionTransport: Hashable, Sendable {
     }
 }
 
+/// The actions a connection machine derives from the transport's effects (each machine's `Action`
+/// has these cases).
+protocol TransportActions {
+    static var dropHeldInput: Self { get }
+    static var shutdownWrite: Self { get }
+    static var close: Self { get }
+    static func setTimer(_ deadline: UInt64?) -> Self
+}
+
+extension ConnectionTransport.Effects {
+    /// Appends, in order, what the effects ask, then (unless the connection closed) the timer if
+    /// `deadline` moved and the step. The end of every machine's `handle`.
+    func finish<Action: TransportActions>(step: Action?, deadline: UInt64?, timer: inout UInt64?, into actions: inout [Action]) {
+        if contains(.dropHeldInput) { actions.append(.dropHeldInput) }
+        if contains(.shutdownWrite) { actions.append(.shutdownWrite) }
+        if contains(.close) {
+            timer = nil
+            actions.append(.close)
+            return
+        }
+        if deadline != timer {
+            timer = deadline
+            actions.append(.setTimer(deadline))
+        }
+        if let step { actions.append(step) }
+    }
+}
+
 /// The earlier of two optional deadlines (nil: none).
 func earliest(_ a: UInt64?, _ b: UInt64?) -> UInt64? {
     guard let a else { return b }

@@ -96,7 +96,7 @@ extension HTTPConnectionMachine {
     /// What the shell does. `read`, `parse`, `flush`, `discardInput`, `respondInline`,
     /// `upgradeInline`, `writeResponse` and `switchToWebSocket` are steps: at most one per event,
     /// always last, and the shell reports its outcome as the next event.
-    enum Action: Hashable, Sendable {
+    enum Action: Hashable, Sendable, TransportActions {
         // MARK: Transport
         case read
         case parse

@@ -101,19 +101,7 @@ struct HTTPConnectionMachine: Hashable, Sendable {
             settlePhase(now: now, effects: &effects)
             if !transport.isClosed { step = transport.nextStep(protocolStatus, now: now, effects: &effects).map(Self.action) }
         }
-        if effects.contains(.dropHeldInput) { actions.append(.dropHeldInput) }
-        if effects.contains(.shutdownWrite) { actions.append(.shutdownWrite) }
-        if effects.contains(.close) {
-            timer = nil
-            actions.append(.close)
-            return
-        }
-        let deadline = nextDeadline
-        if deadline != timer {
-            timer = deadline
-            actions.append(.setTimer(deadline))
-        }
-        if let step { actions.append(step) }
+        effects.finish(step: step, deadline: nextDeadline, timer: &timer, into: &actions)
     }
 
     private static func action(_ step: ConnectionTransport.Step) -> Action {
