@@ -130,6 +130,20 @@ final class RateLimitUnitTests: XCTestCase {
         }
     }
 
+    /// The budget of DID document fetches is the address's bucket too: rotating through a /64 does
+    /// not buy fresh fetches.
+    func test_didResolutionBudget_isSharedByAnIPv6Network() {
+        var configuration = RateLimitConfiguration()
+        configuration.perIPResolution = RateLimitRule(ratePerSecond: 0.001, burst: 2)
+        let limits = RateLimits(configuration: configuration, clock: { 0 })
+        let rotated = (1...5).map { "2001:db8:aa:bb::\($0)" }
+        XCTAssertEqual(rotated.map(limits.checkDIDResolution),
+                       Array(repeating: .allowed, count: 2) + Array(repeating: .limited(retryAfter: 1000), count: 3))
+        XCTAssertEqual(limits.checkDIDResolution("2001:db8:aa:bc::1"), .allowed, "the next /64 has its own budget")
+        XCTAssertEqual(limits.checkDIDResolution("192.0.2.1"), .allowed)
+        XCTAssertEqual(limits.checkDIDResolution("192.0.2.2"), .allowed, "IPv4 addresses one by one")
+    }
+
     // MARK: Addresses and proxies
 
     func test_cidrMatching() throws {

@@ -38,9 +38,11 @@ public final class RateLimits: Sendable {
         IPAddress.clientKey(address, ipv6Prefix: configuration.ipv6Prefix)
     }
 
-    /// One DID document fetch on behalf of `address` (a token whose issuer has no cached key).
+    /// One DID document fetch on behalf of `address` (a token whose issuer has no cached key), from
+    /// the budget of its `ipBucket`: an IPv6 client rotating through its /64 has one budget, not one
+    /// per address.
     public func checkDIDResolution(_ address: String) -> RateLimitDecision {
-        resolutionLimiter?.take(address, now: clock()) ?? .allowed
+        resolutionLimiter?.take(ipBucket(address), now: clock()) ?? .allowed
     }
 
     public func checkDID(_ did: String, class kind: RateLimitClass) -> RateLimitDecision {
