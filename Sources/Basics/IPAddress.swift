@@ -11,6 +11,12 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         self.bytes = bytes
     }
 
+    /// An IPv4 address from its four bytes in network order (as `sin_addr` holds them).
+    public init(ipv4: [UInt8]) {
+        precondition(ipv4.count == 4)
+        self.init(bytes: Self.mapped(ipv4))
+    }
+
     /// Accepts dotted-quad IPv4 and RFC 4291 §2.2 IPv6 text, optionally in brackets; also `a.b.c.d:port`
     /// and `[v6]:port` as proxies sometimes write them.
     public init?(_ text: Substring) {

@@ -10,6 +10,9 @@ final class IPAddressTests: XCTestCase {
         XCTAssertEqual(IPAddress("[2001:db8::1]:443"), IPAddress("2001:db8:0:0:0:0:0:1"))
         XCTAssertEqual(IPAddress("::ffff:10.1.2.3"), IPAddress("10.1.2.3"))
         XCTAssertEqual(IPAddress("1:2:3:4:5:6:7:8")?.description, "1:2:3:4:5:6:7:8")
+        XCTAssertEqual(IPAddress(ipv4: [192, 0, 2, 33]), IPAddress("192.0.2.33"))
+        XCTAssertEqual(IPAddress(ipv4: [192, 0, 2, 33]).isIPv4, true)
+        XCTAssertEqual(IPAddress("2001:db8::1")?.isIPv4, false)
         for bad in ["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.-4", "::1::", "1:2:3:4:5:6:7:8:9",
                     "12345::", "g::1", "[::1", "[::1]x", "unknown", "1.2.3.4:", "1.2.3.4:x", ":::", "1:2:3:4:5:6:7::8:9",
                     "fe80::1%eth0", String(repeating: "1", count: 10_000)] {
