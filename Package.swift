@@ -25,7 +25,7 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
 
-        // Value types every layer may share, with no dependencies: DID, hex, base64, `$bytes`.
+        // Value types every layer may share, with no dependencies: DID, hex, base64, `$bytes`, IP addresses.
         .target(name: "Basics"),
         // The XRPC input and output types of lexicon/*.json, shared by the service and the client.
         .target(name: "Lexicon", dependencies: ["Basics"]),
@@ -53,7 +53,7 @@ let package = Package(
         // no clocks, no dependencies; the listener and the Relay topics build on it.
         .target(name: "MQTT"),
         // Sockets, epoll, HTTP/1.1 server and client, TLS. Knows nothing of XRPC or MLS.
-        .target(name: "HTTP", dependencies: ["COpenSSL", "CSystem"]),
+        .target(name: "HTTP", dependencies: ["Basics", "COpenSSL", "CSystem"]),
         // The MQTT listener: MQTT's state machine on HTTP's epoll loops and TLS (a stream listener),
         // with the service behind a broker protocol. Knows nothing of MLS, XRPC or the store.
         .target(name: "MQTTServer", dependencies: ["MQTT", "HTTP"]),
@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics"]),
         .testTarget(name: "PrimitivesTests", dependencies: ["Basics", "Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors", "MLSMutations", "MLSTestSupport"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
+        .testTarget(name: "HTTPTests", dependencies: ["Basics", "HTTP"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"], exclude: ["Fixtures"]),
         .testTarget(name: "MQTTServerTests", dependencies: ["MQTT", "MQTTServer", "MQTTClient", "HTTP"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),

@@ -49,13 +49,21 @@ build_commit() { build_mls_target commit Tests/Fuzz/FuzzCommit.swift; }
 # SealedCommitVerifier over an honest sealed commit, with edited GroupInfos and trees.
 build_sealed() { build_mls_target sealed Tests/Fuzz/FuzzSealedVerifier.swift; }
 
-build_http() {
+# build_http_instrumented: Basics, then HTTP instrumented.
+build_http_instrumented() {
+  echo "== building Basics"
+  mapfile -t basics < <(swift_sources Sources/Basics)
+  build_module Basics -- "${basics[@]}"
   echo "== building HTTP (instrumented)"
   mapfile -t http < <(swift_sources Sources/HTTP)
   build_module HTTP -sanitize=fuzzer -- "${http[@]}"
+}
+
+build_http() {
+  build_http_instrumented
   echo "== linking fuzz-http"
   swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzHTTPRequestParser.swift \
-    -o "$out/fuzz-http" "${link_flags[@]}" -lHTTP
+    -o "$out/fuzz-http" "${link_flags[@]}" -lHTTP -lBasics
 }
 
 build_jwt() {
@@ -102,12 +110,10 @@ build_xwing() {
 }
 
 build_websocket() {
-  echo "== building HTTP (instrumented)"
-  mapfile -t http < <(swift_sources Sources/HTTP)
-  build_module HTTP -sanitize=fuzzer -- "${http[@]}"
+  build_http_instrumented
   echo "== linking fuzz-websocket"
   swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzWebSocketFrame.swift \
-    -o "$out/fuzz-websocket" "${link_flags[@]}" -lHTTP
+    -o "$out/fuzz-websocket" "${link_flags[@]}" -lHTTP -lBasics
 }
 
 build_mqtt() {

@@ -1,3 +1,4 @@
+import Basics
 import Dispatch
 import Foundation
 import Synchronization
@@ -17,7 +18,7 @@ final class NameLookupTests: XCTestCase {
             { [self] _, port throws(HTTPClientError) in
                 release.wait()
                 returned.add(1, ordering: .relaxed)
-                return [HTTPClientEndpoint(address: .v4(0x7F00_0001), port: port)]
+                return [HTTPClientEndpoint(address: IPAddress(ipv4: [127, 0, 0, 1]), port: port)]
             }
         }
     }
@@ -56,7 +57,7 @@ final class NameLookupTests: XCTestCase {
         let lookup = NameLookup(threads: 1, maxPending: 1, lookup: stuck.lookup)
         stuck.release.signal()
         XCTAssertEqual(try lookup.resolve(host: "plc.example", port: 80, isLiteral: false, deadline: HTTPClientDeadline(seconds: 10))
-            .map(\.address), [.v4(0x7F00_0001)])
+            .map(\.address), [IPAddress(ipv4: [127, 0, 0, 1])])
         XCTAssertEqual(try lookup.resolve(host: "::1", port: 80, isLiteral: true, deadline: HTTPClientDeadline(seconds: 10))
             .map(\.address.description), ["0:0:0:0:0:0:0:1"])
         XCTAssertEqual(stuck.returned.load(ordering: .relaxed), 1, "the literal never reached the lookup threads")

@@ -1,3 +1,4 @@
+import Basics
 @testable import DeliveryService
 import XCTest
 
@@ -107,7 +108,7 @@ final class RateLimitUnitTests: XCTestCase {
         XCTAssertEqual(limits.checkIP("192.0.2.1"), .allowed)
         XCTAssertEqual(limits.checkIP("192.0.2.2"), .allowed, "IPv4 addresses are limited one by one")
         XCTAssertEqual(limits.ipBucket("2001:db8:aa:bb:1:2:3:4"), "2001:db8:aa:bb:0:0:0:0/64")
-        XCTAssertEqual(limits.ipBucket("::ffff:192.0.2.7"), "::ffff:192.0.2.7", "an IPv4-mapped peer keeps its own key")
+        XCTAssertEqual(limits.ipBucket("::ffff:192.0.2.7"), "192.0.2.7", "an IPv4-mapped peer keeps its own key, its IPv4 one")
         XCTAssertEqual(limits.ipBucket("not an address"), "not an address")
 
         configuration.ipv6Prefix = 48
@@ -115,14 +116,6 @@ final class RateLimitUnitTests: XCTestCase {
         XCTAssertEqual(wider.ipBucket("2001:db8:aa:bb:1:2:3:4"), "2001:db8:aa:0:0:0:0:0/48")
         configuration.ipv6Prefix = 128
         XCTAssertEqual(RateLimits(configuration: configuration).ipBucket("2001:db8::9"), "2001:db8:0:0:0:0:0:9/128")
-    }
-
-    func test_masking() throws {
-        let address = try XCTUnwrap(IPAddress("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"))
-        XCTAssertEqual(address.masked(toPrefix: 64).description, "2001:db8:ffff:ffff:0:0:0:0")
-        XCTAssertEqual(address.masked(toPrefix: 60).description, "2001:db8:ffff:fff0:0:0:0:0")
-        XCTAssertEqual(address.masked(toPrefix: 0).description, "0:0:0:0:0:0:0:0")
-        XCTAssertEqual(address.masked(toPrefix: 128), address)
     }
 
     func test_methodClasses() {
@@ -137,21 +130,21 @@ final class RateLimitUnitTests: XCTestCase {
         }
     }
 
-    // MARK: Addresses and proxies
-
-    func test_ipAddressParsing() throws {
-        XCTAssertEqual(IPAddress("192.0.2.33")?.description, "192.0.2.33")
-        XCTAssertEqual(IPAddress("192.0.2.33:8080")?.description, "192.0.2.33")
-        XCTAssertEqual(IPAddress("::1")?.bytes, [UInt8](repeating: 0, count: 15) + [1])
-        XCTAssertEqual(IPAddress("[2001:db8::1]:443"), IPAddress("2001:db8:0:0:0:0:0:1"))
-        XCTAssertEqual(IPAddress("::ffff:10.1.2.3"), IPAddress("10.1.2.3"))
-        XCTAssertEqual(IPAddress("1:2:3:4:5:6:7:8")?.description, "1:2:3:4:5:6:7:8")
-        for bad in ["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.-4", "::1::", "1:2:3:4:5:6:7:8:9",
-                    "12345::", "g::1", "[::1", "[::1]x", "unknown", "1.2.3.4:", "1.2.3.4:x", ":::", "1:2:3:4:5:6:7::8:9",
-                    String(repeating: "1", count: 10_000)] {
-            XCTAssertNil(IPAddress(bad), bad)
-        }
+    /// The budget of DID document fetches is the address's bucket too: rotating through a /64 does
+    /// not buy fresh fetches.
+    func test_didResolutionBudget_isSharedByAnIPv6Network() {
+        var configuration = RateLimitConfiguration()
+        configuration.perIPResolution = RateLimitRule(ratePerSecond: 0.001, burst: 2)
+        let limits = RateLimits(configuration: configuration, clock: { 0 })
+        let rotated = (1...5).map { "2001:db8:aa:bb::\($0)" }
+        XCTAssertEqual(rotated.map(limits.checkDIDResolution),
+                       Array(repeating: .allowed, count: 2) + Array(repeating: .limited(retryAfter: 1000), count: 3))
+        XCTAssertEqual(limits.checkDIDResolution("2001:db8:aa:bc::1"), .allowed, "the next /64 has its own budget")
+        XCTAssertEqual(limits.checkDIDResolution("192.0.2.1"), .allowed)
+        XCTAssertEqual(limits.checkDIDResolution("192.0.2.2"), .allowed, "IPv4 addresses one by one")
     }
+
+    // MARK: Addresses and proxies
 
     func test_cidrMatching() throws {
         let net = try XCTUnwrap(IPNetwork("10.1.0.0/16"))

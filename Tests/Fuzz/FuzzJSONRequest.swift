@@ -3,6 +3,7 @@
 // the type, the rest is the body. Decoding either throws 400 InvalidRequest or yields a value whose
 // JSON encoding decodes again to the same encoding. The body is also fed to X-Forwarded-For
 // handling, the other request text the service parses by hand.
+import Basics
 import Foundation
 
 private func roundTrip<T: Codable>(_ type: T.Type, _ body: [UInt8]) {
@@ -46,10 +47,11 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let header = String(decoding: body, as: UTF8.self)
     let client = proxies.clientAddress(peer: "10.1.2.3", forwardedFor: [header])
     precondition(client == "10.1.2.3" || IPAddress(client) != nil)
-    // The per-IP bucket: an IPv6 client's is its /64, which holds the client.
+    // The per-IP bucket: an IPv6 client's is its /64, which holds the client; an IPv4 client's its
+    // own dotted quad; text that is no address, itself.
     let bucket = rateLimits.ipBucket(header)
-    if let address = IPAddress(header), !address.isIPv4 {
-        precondition(IPNetwork(Substring(bucket))?.contains(address) == true)
+    if let address = IPAddress(header) {
+        precondition(address.isIPv4 ? bucket == address.description : IPNetwork(Substring(bucket))?.contains(address) == true)
     } else {
         precondition(bucket == header)
     }

@@ -1,3 +1,5 @@
+import Basics
+
 /// A CIDR block (`10.0.0.0/8`, `fd00::/8`, or a single address). IPv4 prefixes count within the
 /// mapped form, so `10.0.0.0/8` is `::ffff:10.0.0.0/104` and never matches a native IPv6 address.
 public struct IPNetwork: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import Basics
 import Dispatch
 
 /// The service's limiters: one keyed by client IP (before auth), one keyed by client IP for DID
@@ -25,22 +26,23 @@ public final class RateLimits: Sendable {
         configuration.trustedProxies.clientAddress(peer: peer, forwardedFor: forwardedFor)
     }
 
-    /// Takes a token from the bucket of `address`: an IPv4 address's own, an IPv6 address's network
-    /// of `ipv6Prefix` bits (what cannot be parsed, as it is).
+    /// Takes a token from the bucket of `address` (`ipBucket`).
     public func checkIP(_ address: String) -> RateLimitDecision {
         guard let ipLimiter else { return .allowed }
         return ipLimiter.take(ipBucket(address), now: clock())
     }
 
-    /// The per-IP bucket's key for a client address.
+    /// The per-IP bucket's key for a client address: an IPv4 address's own, an IPv6 address's
+    /// network of `ipv6Prefix` bits (what cannot be parsed, as it is).
     public func ipBucket(_ address: String) -> String {
-        guard let parsed = IPAddress(address), !parsed.isIPv4 else { return address }
-        return "\(parsed.masked(toPrefix: configuration.ipv6Prefix))/\(configuration.ipv6Prefix)"
+        IPAddress.clientKey(address, ipv6Prefix: configuration.ipv6Prefix)
     }
 
-    /// One DID document fetch on behalf of `address` (a token whose issuer has no cached key).
+    /// One DID document fetch on behalf of `address` (a token whose issuer has no cached key), from
+    /// the budget of its `ipBucket`: an IPv6 client rotating through its /64 has one budget, not one
+    /// per address.
     public func checkDIDResolution(_ address: String) -> RateLimitDecision {
-        resolutionLimiter?.take(address, now: clock()) ?? .allowed
+        resolutionLimiter?.take(ipBucket(address), now: clock()) ?? .allowed
     }
 
     public func checkDID(_ did: String, class kind: RateLimitClass) -> RateLimitDecision {

@@ -1,3 +1,5 @@
+import Basics
+
 /// The reverse proxies whose X-Forwarded-For is believed (`TRUSTED_PROXIES`, comma-separated CIDRs).
 public struct TrustedProxies: Sendable {
     public let networks: [IPNetwork]

@@ -15,7 +15,7 @@ public final class ClientByteStream {
                                trustAnchorPEM: [UInt8]? = nil) throws(HTTPClientError) -> ClientByteStream {
         guard (1...65_535).contains(port) else { throw .invalidURL("port \(port)") }
         let deadline = HTTPClientDeadline(seconds: timeout)
-        let literal = host.contains(":") || HTTPClientAddress.isIPv4Literal(host)
+        let literal = host.contains(":") || HTTPClientURL.isDottedQuad(host)
         // Under the same deadline as connect and handshake (a name lookup that hangs is abandoned).
         let endpoints = try NameLookup.shared.resolve(host: host, port: UInt16(port), isLiteral: literal, deadline: deadline)
         let permitted = allowPrivateAddresses ? endpoints : endpoints.filter { $0.address.isPubliclyRoutable }

@@ -31,7 +31,7 @@ public struct HTTPClient: Sendable {
                      body: [UInt8] = []) throws(HTTPClientError) -> HTTPClientResponse {
         let url = try HTTPClientURL(url)
         let deadline = HTTPClientDeadline(seconds: timeout)
-        let hostIsIPLiteral = url.hostIsIPv6Literal || HTTPClientAddress.isIPv4Literal(url.host)
+        let hostIsIPLiteral = url.hostIsIPLiteral
         // The lookup shares the deadline: a DNS server that never answers costs at most the budget.
         let endpoints = try nameLookup.resolve(host: url.host, port: url.port, isLiteral: hostIsIPLiteral, deadline: deadline)
         let permitted = allowPrivateAddresses ? endpoints : endpoints.filter { $0.address.isPubliclyRoutable }
@@ -68,13 +68,5 @@ public struct HTTPClient: Sendable {
             if bytes.isEmpty { return try parser.finish() }
             if let response = try parser.feed(bytes) { return response }
         }
-    }
-}
-
-extension HTTPClientAddress {
-    /// Dotted-quad only; anything else that getaddrinfo might read as IPv4 is treated as a name.
-    static func isIPv4Literal(_ host: String) -> Bool {
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) && Int($0)! <= 255 }
     }
 }

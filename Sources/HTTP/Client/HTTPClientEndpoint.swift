@@ -1,3 +1,5 @@
+import Basics
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -9,7 +11,7 @@ import Darwin
 /// A resolved address plus the sockaddr bytes to connect to, so the connection goes to exactly
 /// the address that was vetted (no second lookup).
 struct HTTPClientEndpoint: Sendable {
-    let address: HTTPClientAddress
+    let address: IPAddress
     let port: UInt16
 
     /// getaddrinfo(3) for a TCP host; every IPv4 and IPv6 answer, in resolver order, deduplicated.
@@ -34,14 +36,14 @@ struct HTTPClientEndpoint: Sendable {
         while let info = cursor {
             cursor = info.pointee.ai_next
             guard let sockaddr = info.pointee.ai_addr else { continue }
-            let address: HTTPClientAddress
+            let address: IPAddress
             switch info.pointee.ai_family {
             case AF_INET:
-                let raw = sockaddr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
-                address = .v4(UInt32(bigEndian: raw))
+                let raw = sockaddr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                address = IPAddress(ipv4: withUnsafeBytes(of: raw) { Array($0) })
             case AF_INET6:
                 let raw = sockaddr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
-                address = .v6(withUnsafeBytes(of: raw) { Array($0) })
+                address = IPAddress(bytes: withUnsafeBytes(of: raw) { Array($0) })
             default:
                 continue
             }

@@ -11,6 +11,17 @@ struct HTTPClientURL: Equatable, Sendable {
     let target: String
     let hostIsIPv6Literal: Bool
 
+    /// An IPv6 literal, or a dotted quad: getaddrinfo converts it without asking DNS, and TLS checks
+    /// the certificate's IP addresses for it. Anything else getaddrinfo might read as IPv4 (`0x7f.1`,
+    /// `127.1`) counts as a name.
+    var hostIsIPLiteral: Bool { hostIsIPv6Literal || Self.isDottedQuad(host) }
+
+    /// Four decimal parts of at most three digits, each ≤ 255.
+    static func isDottedQuad(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) && Int($0)! <= 255 }
+    }
+
     /// The `Host` header value (RFC 9110 §7.2): the port only when it is not the default.
     var hostHeader: String {
         let name = hostIsIPv6Literal ? "[\(host)]" : host

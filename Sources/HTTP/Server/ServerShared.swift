@@ -1,3 +1,4 @@
+import Basics
 import Synchronization
 
 /// State every I/O thread of one server shares: settings, the responder, the worker pool, the TLS
@@ -66,10 +67,12 @@ final class ServerShared: Sendable {
         }
     }
 
-    /// Whose connections `address`'s count as: nil when no per-address limit applies to it.
+    /// Whose connections `address`'s count as: nil when no per-address limit applies to it. An IPv4
+    /// peer (an IPv4-mapped one too) counts alone, an IPv6 peer by its /64, so that rotating through
+    /// the addresses of one's own /64 gains nothing.
     private func perAddressKey(_ address: String) -> String? {
         guard configuration.maxConnectionsPerIP > 0, configuration.exemptFromConnectionLimit?(address) != true else { return nil }
-        return SocketAddress.connectionLimitKey(address)
+        return IPAddress.clientKey(address, ipv6Prefix: 64)
     }
 
     var connectionCount: Int {

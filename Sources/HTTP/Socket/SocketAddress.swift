@@ -63,21 +63,6 @@ struct SocketAddress {
         }
     }
 
-    /// The key under which a peer's connections are counted: an IPv4 address as it is (an
-    /// IPv4-mapped IPv6 one too), an IPv6 address by its /64, which one subscriber usually holds
-    /// whole (RFC 6177), so that rotating through it gains nothing.
-    static func connectionLimitKey(_ host: String) -> String {
-        guard host.contains(":") else { return host }
-        var raw = in6_addr()
-        guard inet_pton(AF_INET6, host, &raw) == 1 else { return host }
-        let bytes = withUnsafeBytes(of: raw) { Array($0) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-            return bytes[12...].map(String.init).joined(separator: ".")
-        }
-        return stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-            .joined(separator: ":") + "::/64"
-    }
-
     /// The peer's IP as text ("127.0.0.1", "::1").
     static func host(of storage: sockaddr_storage) -> String {
         var storage = storage

@@ -1,13 +1,20 @@
 /// An IPv4 or IPv6 address as 16 bytes (IPv4 as the RFC 4291 §2.5.5.2 mapped form), parsed in Swift so
-/// hostile X-Forwarded-For values never reach C.
+/// hostile X-Forwarded-For values never reach C. The one reading of client addresses: the per-IP rate
+/// limits, trusted proxies and the per-address connection count all key on it.
 public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     public let bytes: [UInt8]
 
     public var isIPv4: Bool { bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff }
 
-    init(bytes: [UInt8]) {
+    public init(bytes: [UInt8]) {
         precondition(bytes.count == 16)
         self.bytes = bytes
+    }
+
+    /// An IPv4 address from its four bytes in network order (as `sin_addr` holds them).
+    public init(ipv4: [UInt8]) {
+        precondition(ipv4.count == 4)
+        self.init(bytes: Self.mapped(ipv4))
     }
 
     /// Accepts dotted-quad IPv4 and RFC 4291 §2.2 IPv6 text, optionally in brackets; also `a.b.c.d:port`
@@ -57,9 +64,9 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     static func parseIPv6(_ text: Substring) -> [UInt8]? {
         guard text.count <= 45, text.contains(":") else { return nil }
-        let halves = text.components(separatedBy: "::")
+        let halves = text.split(separator: "::", omittingEmptySubsequences: false)
         guard halves.count <= 2 else { return nil }
-        func groups(_ part: String, allowIPv4Tail: Bool) -> [UInt8]? {
+        func groups(_ part: Substring, allowIPv4Tail: Bool) -> [UInt8]? {
             if part.isEmpty { return [] }
             var out: [UInt8] = []
             let fields = part.split(separator: ":", omittingEmptySubsequences: false)
@@ -93,6 +100,18 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             out[index] &= UInt8(truncatingIfNeeded: 0xff << (8 - keep))
         }
         return IPAddress(bytes: out)
+    }
+
+    /// The key a per-client limit counts this address under: an IPv4 address (IPv4-mapped ones too)
+    /// alone, an IPv6 address by its network of `ipv6Prefix` bits, since a host may use any address of
+    /// its /64 (RFC 4291 §2.5.4, RFC 8981) and one subscriber usually holds it whole (RFC 6177).
+    public func clientKey(ipv6Prefix: Int) -> String {
+        isIPv4 ? description : "\(masked(toPrefix: ipv6Prefix))/\(ipv6Prefix)"
+    }
+
+    /// `clientKey(ipv6Prefix:)` of the address `text` names; text that is no address is its own key.
+    public static func clientKey(_ text: String, ipv6Prefix: Int) -> String {
+        IPAddress(text)?.clientKey(ipv6Prefix: ipv6Prefix) ?? text
     }
 
     public var description: String {
