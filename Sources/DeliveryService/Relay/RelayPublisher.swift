@@ -63,7 +63,7 @@ struct RelayPublisher: Sendable {
 
     func publish(_ message: ApplicationMessage, identity: RelayIdentity) -> RelayVerdict {
         guard let topic = RelayTopic(message.topic) else {
-            return .refused(.topicNameInvalid, "InvalidRequest: not a Relay topic (relay/k/, relay/w/, relay/g/.../m or /i)")
+            return .refused(.topicNameInvalid, "InvalidRequest: not a Relay topic (relay/k/, relay/w/, relay/s/, relay/g/.../m or /i)")
         }
         do {
             switch topic {
