@@ -25,9 +25,6 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "The service's MQTT listener for --transport mqtt: mqtt://host:port or mqtts://host:port.")
     var mqtt: String = "mqtt://127.0.0.1:1883"
 
-    @Option(name: .customLong("mqtt-quiet"), help: "Seconds without a message after which the MQTT Session's backlog counts as read.")
-    var mqttQuiet: Double = 1
-
     enum Transport: String, ExpressibleByArgument, CaseIterable {
         case xrpc, mqtt
     }
@@ -49,7 +46,7 @@ struct GlobalOptions: ParsableArguments {
     func relayClient() throws -> MLSRelayClient {
         let store = self.store
         let quiet = self.quiet
-        let configuration = try MLSRelayConfiguration(url: mqtt, serviceDID: serviceDID, quiet: mqttQuiet)
+        let configuration = try MLSRelayConfiguration(url: mqtt, serviceDID: serviceDID)
         return try MLSRelayClient(store: store, identity: try store.loadIdentity(), configuration: configuration,
                                   progress: { line in if !quiet { Output.progress(line) } })
     }

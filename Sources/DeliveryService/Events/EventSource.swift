@@ -18,6 +18,13 @@ struct EventSource: Sendable {
     /// more: what the hub has not read yet it offers later.
     func events(convoID: String, after seq: Int64) throws -> [PreparedEvent] {
         if let cached = cache.events(convoID: convoID, after: seq, limit: batchSize) { return cached }
+        return try logEvents(convoID: convoID, after: seq)
+    }
+
+    /// Up to `batchSize` events after `seq` from the log itself, never the cache (which may end
+    /// before the log does), and then kept: for a reader that must see everything committed before
+    /// it asked (a Relay sync barrier, docs/mqtt.md).
+    func logEvents(convoID: String, after seq: Int64) throws -> [PreparedEvent] {
         let prepared = try store.eventsWithMessages(convoID: convoID, afterSeq: seq, limit: batchSize).map { logged in
             let inline = logged.message.flatMap { row in row.ciphertext.map({ $0.count <= inlineCiphertextLimit }) ?? true ? row : nil }
             return try PreparedEvent(logged.event, message: inlineCiphertextLimit > 0 ? inline : nil, row: logged.message)

@@ -190,8 +190,23 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
         }
         guard case .publish(let publish) = jobs[0] else { return }
         putBack(jobs[1...])
+        if case .sync(let clientID)? = RelayTopic(publish.message.topic) {
+            sync(publish, clientID: clientID, identity: identity, session: session)
+            return
+        }
         session.notePublished(RelayPublisher.messageID(publish.message.payload))
         if let answer = Self.answer(publish, publisher.publish(publish.message, identity: identity)) { link.post(answer) }
+    }
+
+    /// `relay/s/{client_id}`: once accepted (the PUBACK decided), the Session answers the nonce
+    /// after everything committed before it (docs/mqtt.md, "Sync").
+    private func sync(_ publish: InboundPublish, clientID: String, identity: RelayIdentity, session: RelaySession) {
+        var verdict = RelayPublisher.checkSync(publish.message.payload, clientID: clientID, identity: identity)
+        if verdict == .accepted, !session.addBarrier(publish.message.payload, by: id) {
+            verdict = .refused(.quotaExceeded, "QuotaExceeded: \(RelaySession.maxBarriers) syncs are already waiting")
+        }
+        if let answer = Self.answer(publish, verdict) { link.post(answer) }
+        if verdict == .accepted { session.scheduleCatchUp() }
     }
 
     private static func answer(_ publish: InboundPublish, _ verdict: RelayVerdict) -> MQTTServerEvent? {

@@ -63,7 +63,7 @@ struct RelayPublisher: Sendable {
 
     func publish(_ message: ApplicationMessage, identity: RelayIdentity) -> RelayVerdict {
         guard let topic = RelayTopic(message.topic) else {
-            return .refused(.topicNameInvalid, "InvalidRequest: not a Relay topic (relay/k/, relay/w/, relay/g/.../m or /i)")
+            return .refused(.topicNameInvalid, "InvalidRequest: not a Relay topic (relay/k/, relay/w/, relay/s/, relay/g/.../m or /i)")
         }
         do {
             switch topic {
@@ -72,10 +72,24 @@ struct RelayPublisher: Sendable {
             case .groupMessages(let convoID): return try publishToGroup(message.payload, convoID: convoID, identity: identity)
             case .groupInfo(let convoID): return try publishGroupInfo(message.payload, convoID: convoID, identity: identity)
             case .user: return .notAuthorized("relay/u/ topics are kept by the service")
+            case .sync(let clientID): return Self.checkSync(message.payload, clientID: clientID, identity: identity)
             }
         } catch {
             return RelayVerdict(error)
         }
+    }
+
+    /// Bytes of a sync nonce on `relay/s/{client_id}`.
+    static let syncNonceBytes = 1...64
+
+    /// `relay/s/{client_id}`: only the connection's own client_id, a nonce of 1–64 bytes. Accepted,
+    /// the connection adds the barrier to its Session (docs/mqtt.md, "Sync"); nothing is stored.
+    static func checkSync(_ payload: [UInt8], clientID: String, identity: RelayIdentity) -> RelayVerdict {
+        guard clientID == identity.clientID else { return .notAuthorized("relay/s/\(clientID) belongs to another connection") }
+        guard syncNonceBytes.contains(payload.count) else {
+            return .payloadInvalid("relay/s carries a nonce of \(syncNonceBytes.lowerBound) to \(syncNonceBytes.upperBound) bytes")
+        }
+        return .accepted
     }
 
     private func limited(_ identity: RelayIdentity, _ kind: RateLimitClass) -> RelayVerdict? {

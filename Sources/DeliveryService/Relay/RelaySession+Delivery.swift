@@ -62,6 +62,7 @@ extension RelaySession {
     private func mayRead(_ scope: RelayFilterScope) throws -> Bool {
         switch scope {
         case .topic(.keyPackages), .topic(.user): return true
+        case .topic(.sync(let clientID)): return clientID == identity.clientID
         case .topic(.welcome(let clientID)):
             return try clientID == identity.clientID || context.store.relayClientOwner(clientID) == did.rawValue
         case .topic(.groupMessages(let convoID)), .topic(.groupInfo(let convoID)), .group(let convoID):
@@ -89,7 +90,7 @@ extension RelaySession {
         case .topic(.welcome):
             state.withLock { $0.welcomesDirty = true }
             return []
-        case .topic(.groupMessages):
+        case .topic(.groupMessages), .topic(.sync):
             return []
         }
     }
@@ -117,6 +118,7 @@ extension RelaySession {
                    !state.subscriptions.values.contains(where: { $0.scope?.convoID == convoID }) {
                     state.follows[convoID] = nil
                     state.dirty.remove(convoID)
+                    state.fromLog.remove(convoID)
                     dropped.append(convoID)
                 }
                 return .success
@@ -193,6 +195,7 @@ extension RelaySession {
                 }
                 state.follows[convoID] = nil
                 state.dirty.remove(convoID)
+                state.fromLog.remove(convoID)
                 state.groupInfoEpochs[convoID] = nil
                 return true
             }
@@ -204,7 +207,9 @@ extension RelaySession {
 
     func scheduleCatchUp(after delay: Double = 0) {
         let schedule = state.withLock { state in
-            guard state.link != nil, !state.catchUpScheduled, !state.dirty.isEmpty || state.welcomesDirty else { return false }
+            guard state.link != nil, !state.catchUpScheduled, !state.dirty.isEmpty || state.welcomesDirty || !state.barriers.isEmpty else {
+                return false
+            }
             state.catchUpScheduled = true
             return true
         }
@@ -217,25 +222,31 @@ extension RelaySession {
     }
 
     private enum Work {
-        case convo(String, Int64)
+        /// A conversation from a position, read from the log itself when a barrier asks.
+        case convo(String, Int64, fromLog: Bool)
         case welcomes
     }
 
     private func catchUp() {
         while true {
             let work: Work? = state.withLock { state in
-                guard state.link != nil, !Self.isFull(state) else {
+                guard state.link != nil else {
                     state.catchUpScheduled = false
                     return nil
                 }
-                if state.welcomesDirty {
-                    state.welcomesDirty = false
-                    return .welcomes
+                if !Self.isFull(state) {
+                    if state.welcomesDirty {
+                        state.welcomesDirty = false
+                        return .welcomes
+                    }
+                    while let convoID = state.dirty.first {
+                        state.dirty.remove(convoID)
+                        let fromLog = state.fromLog.remove(convoID) != nil
+                        if let position = state.follows[convoID] { return .convo(convoID, position, fromLog: fromLog) }
+                    }
                 }
-                while let convoID = state.dirty.first {
-                    state.dirty.remove(convoID)
-                    if let position = state.follows[convoID] { return .convo(convoID, position) }
-                }
+                // Nothing is being read now: what the barriers waited for is handed.
+                answerBarriers(in: &state)
                 state.catchUpScheduled = false
                 return nil
             }
@@ -243,14 +254,16 @@ extension RelaySession {
             do {
                 switch work {
                 case .welcomes: try catchUpWelcomes()
-                case let .convo(convoID, from): try catchUp(convoID, from: from)
+                case let .convo(convoID, from, fromLog): try catchUp(convoID, from: from, fromLog: fromLog)
                 }
             } catch {
                 context.log.warning("relay catch-up failed", ["error": String(describing: type(of: error))])
                 state.withLock { state in
                     switch work {
                     case .welcomes: state.welcomesDirty = true
-                    case .convo(let convoID, _): state.dirty.insert(convoID)
+                    case let .convo(convoID, _, fromLog):
+                        state.dirty.insert(convoID)
+                        if fromLog { state.fromLog.insert(convoID) }
                     }
                     state.catchUpScheduled = false
                 }
@@ -260,11 +273,14 @@ extension RelaySession {
         }
     }
 
-    private func catchUp(_ convoID: String, from: Int64) throws {
-        let events = try context.source.events(convoID: convoID, after: from)
+    private func catchUp(_ convoID: String, from: Int64, fromLog: Bool) throws {
+        let source = context.source
+        let events = try fromLog ? source.logEvents(convoID: convoID, after: from) : source.events(convoID: convoID, after: from)
         let stop = state.withLock { state -> Bool in
             let stop = consume(convoID, events[...], in: &state)
-            if !stop, events.count == context.source.batchSize { state.dirty.insert(convoID) }
+            if !stop, events.count == source.batchSize { state.dirty.insert(convoID) }
+            // Not all read (a full batch, or the outstanding limit): the rest from the log too.
+            if fromLog, state.dirty.contains(convoID) { state.fromLog.insert(convoID) }
             return stop
         }
         if stop { context.hub.unroute(convoID, from: self) }

@@ -56,6 +56,11 @@ final class RelaySession: EventFollower, Sendable {
         var published: Set<String> = []
         var publishedOrder: [String] = []
         var welcomesHanded: Set<Int64> = []
+        /// Sync barriers' nonces not answered yet, oldest first (docs/mqtt.md, "Sync").
+        var barriers: [[UInt8]] = []
+        /// Followed conversations a barrier wants read from the log itself, not the cache (each
+        /// also in `dirty`).
+        var fromLog: Set<String> = []
         /// Seconds the Session outlives its connection (CONNECT's, or DISCONNECT's).
         var expiryInterval: UInt32 = 0
         var ended = false
@@ -86,6 +91,8 @@ final class RelaySession: EventFollower, Sendable {
             state.pendingLink = link
             state.expiryInterval = expiryInterval
             state.ended = false
+            // Barriers were asked on another connection: its client is gone.
+            state.barriers = []
             let ordered = state.outstanding.sorted { $0.value.order < $1.value.order }
             let inflight = ordered.compactMap { id, entry in
                 entry.packetIdentifier.map { InflightMessage(packetIdentifier: $0, outbound: OutboundMessage(id: id, message: entry.message)) }
@@ -128,6 +135,7 @@ final class RelaySession: EventFollower, Sendable {
             state.pendingLink = nil
             if let expiryInterval { state.expiryInterval = expiryInterval }
             state.catchUpScheduled = false
+            state.barriers = []
             return (Self.snapshot(state), state.expiryInterval)
         }
         if detached != nil { context.hub.unregister(follower: self, counted: false) }
@@ -160,7 +168,10 @@ final class RelaySession: EventFollower, Sendable {
         stored.positions = state.follows
         stored.groupInfoEpochs = state.groupInfoEpochs
         stored.unacknowledged = state.outstanding.values.sorted { $0.order < $1.order }.compactMap { entry in
-            if case .retained = entry.ref { return nil }
+            switch entry.ref {
+            case .retained, .sync: return nil
+            case .message, .welcome: break
+            }
             return RelaySessionState.Unacknowledged(ref: entry.ref, packetIdentifier: entry.packetIdentifier,
                                                     qos: entry.message.qos.rawValue)
         }
@@ -182,7 +193,7 @@ final class RelaySession: EventFollower, Sendable {
                 guard let welcome = try context.store.relayWelcome(id) else { continue }
                 rebuilt.append((entry, ApplicationMessage(topic: RelayTopic.welcome(clientID: identity.clientID).topicName,
                                                           payload: welcome.welcome, qos: qos)))
-            case .retained:
+            case .retained, .sync:
                 continue
             }
         }
@@ -219,7 +230,7 @@ final class RelaySession: EventFollower, Sendable {
                 welcome = id
                 state.welcomesHanded.remove(id)
             }
-            let behind = !state.dirty.isEmpty || state.welcomesDirty
+            let behind = !state.dirty.isEmpty || state.welcomesDirty || !state.barriers.isEmpty
             return (welcome, behind && state.outstanding.count == Self.outstandingLimit / 2)
         }
         if let welcome {

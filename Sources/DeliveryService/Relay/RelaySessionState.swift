@@ -19,6 +19,8 @@ enum RelayDeliveryRef: Codable, Hashable, Sendable {
     case welcome(id: Int64)
     /// A retained value (KeyPackages, a client list, a GroupInfo): current values are resent instead.
     case retained
+    /// A sync barrier's answer on `relay/s`: not kept (a client that reconnects syncs again).
+    case sync
 }
 
 /// The Session State kept in `mqtt_sessions.state` between connections: subscriptions, the last

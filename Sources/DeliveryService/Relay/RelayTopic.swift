@@ -14,6 +14,9 @@ enum RelayTopic: Hashable, Sendable {
     case groupInfo(convoID: String)
     /// `relay/u/{did}`: the DID's client_ids (a CBOR array of text strings, retained; ours).
     case user(did: String)
+    /// `relay/s/{client_id}`: the client's sync barriers (ours): a nonce published here comes back
+    /// once everything committed before it was handed to the client (docs/mqtt.md, "Sync").
+    case sync(clientID: String)
 
     init?(_ name: TopicName) {
         let levels = name.levels
@@ -21,6 +24,7 @@ enum RelayTopic: Hashable, Sendable {
         switch (levels[1], levels.count) {
         case ("k", 3) where Self.isClientID(levels[2]): self = .keyPackages(clientID: String(levels[2]))
         case ("w", 3) where Self.isClientID(levels[2]): self = .welcome(clientID: String(levels[2]))
+        case ("s", 3) where Self.isClientID(levels[2]): self = .sync(clientID: String(levels[2]))
         case ("u", 3) where (try? DID(String(levels[2]))) != nil: self = .user(did: String(levels[2]))
         case ("g", 4) where Self.isGroupID(levels[2]):
             switch levels[3] {
@@ -39,6 +43,7 @@ enum RelayTopic: Hashable, Sendable {
         case .groupMessages(let convoID): "relay/g/\(convoID)/m"
         case .groupInfo(let convoID): "relay/g/\(convoID)/i"
         case .user(let did): "relay/u/\(did)"
+        case .sync(let clientID): "relay/s/\(clientID)"
         }
     }
 

@@ -61,18 +61,18 @@ public actor MLSRelayClient {
 
     // MARK: Taking in what the Session holds
 
-    /// Applies everything delivered until the Session goes quiet: Welcomes join their groups (and
-    /// subscribe to them), group messages are applied to the stored group. Each is acknowledged
-    /// once its effect is stored.
+    /// Applies everything the Session delivers until the service answers a sync (everything
+    /// committed before it): Welcomes join their groups (and subscribe to them), group messages are
+    /// applied to the stored group. Each is acknowledged once its effect is stored.
     func takeIn(_ transport: MLSRelayTransport) throws(MLSClientError) {
-        for message in try transport.drain(quiet: configuration.quiet) {
+        try transport.sync { message throws(MLSClientError) in
             let levels = message.topic.split(separator: "/", omittingEmptySubsequences: false)
             if levels.count == 3, levels[1] == "w" {
                 try welcomed(message.payload, transport: transport)
             } else if levels.count == 4, levels[1] == "g", levels[3] == "m" {
                 try received(message.payload, convoId: String(levels[2]))
             }
-            transport.acknowledge(message)
+            return true
         }
     }
 
@@ -148,10 +148,10 @@ public actor MLSRelayClient {
         var missing: [String] = []
         for did in dids {
             var chosen: FoundKeyPackage?
-            let clients = (try transport.retained("relay/u/\(did)", timeout: 2))
+            let clients = (try transport.retained("relay/u/\(did)"))
                 .flatMap { try? CBORArray.decodeTextStrings($0, maxCount: 1000, maxItemBytes: 64) } ?? []
             for clientID in clients where chosen == nil {
-                guard let bundle = try transport.retained("relay/k/\(clientID)", timeout: 2),
+                guard let bundle = try transport.retained("relay/k/\(clientID)"),
                       let items = try? CBORArray.decodeByteStrings(bundle, maxCount: 1000, maxItemBytes: 1 << 16) else { continue }
                 for item in items {
                     guard let keyPackage = try? KeyPackage.decodePublished(item).keyPackage,

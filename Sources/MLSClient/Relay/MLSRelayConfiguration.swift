@@ -1,5 +1,5 @@
-/// Where the service's MQTT listener is (docs/mqtt.md) and how long a read waits for the Session's
-/// backlog to go quiet.
+/// Where the service's MQTT listener is (docs/mqtt.md) and how long a read waits for the service to
+/// answer its sync (the end of the Session's backlog).
 public struct MLSRelayConfiguration: Sendable {
     public var host: String
     public var port: Int
@@ -8,24 +8,24 @@ public struct MLSRelayConfiguration: Sendable {
     public var trustAnchorPEM: [UInt8]?
     /// The service's DID: the audience of the CONNECT token.
     public var serviceDID: String
-    /// Seconds without a message after which the Session's backlog counts as delivered. MQTT has no
-    /// "end of backlog" marker: the service sends what is stored at once after CONNACK.
-    public var quiet: Double
+    /// Seconds a read waits for the service's answer to its sync on relay/s/{client_id} (docs/mqtt.md,
+    /// "Sync"): past it the read fails rather than take a partial backlog for the whole.
+    public var syncDeadline: Double
     /// Seconds the service's Session keeps this client's subscriptions and missed messages.
     public var sessionExpiry: UInt32 = 7 * 24 * 3600
 
     public init(host: String, port: Int, tls: Bool = false, trustAnchorPEM: [UInt8]? = nil,
-                serviceDID: String = "did:web:localhost", quiet: Double = 1) {
+                serviceDID: String = "did:web:localhost", syncDeadline: Double = 30) {
         self.host = host
         self.port = port
         self.tls = tls
         self.trustAnchorPEM = trustAnchorPEM
         self.serviceDID = serviceDID
-        self.quiet = quiet
+        self.syncDeadline = syncDeadline
     }
 
     /// `mqtt://host:port` or `mqtts://host:port` (TLS; 1883 and 8883 by default).
-    public init(url: String, serviceDID: String, quiet: Double = 1) throws(MLSClientError) {
+    public init(url: String, serviceDID: String, syncDeadline: Double = 30) throws(MLSClientError) {
         let tls: Bool
         let rest: Substring
         if url.hasPrefix("mqtts://") {
@@ -49,6 +49,6 @@ public struct MLSRelayConfiguration: Sendable {
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { throw .invalidArgument("the MQTT URL names no host") }
-        self.init(host: host, port: port, tls: tls, serviceDID: serviceDID, quiet: quiet)
+        self.init(host: host, port: port, tls: tls, serviceDID: serviceDID, syncDeadline: syncDeadline)
     }
 }

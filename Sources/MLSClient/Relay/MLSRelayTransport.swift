@@ -1,12 +1,17 @@
 import MQTT
 import MQTTClient
+import Primitives
 
 /// One MQTT connection of a client directory's Session (Clean Start = 0, a long expiry): what the
 /// Relay client publishes and receives through. Publishes wait for their PUBACK; a refusal becomes
 /// an error carrying the service's Reason Code and Reason String. Messages that arrive while waiting
-/// for something else are kept, in order.
+/// for something else are kept, in order. The Session's backlog ends where the service answers a
+/// sync on the client's own relay/s/{client_id} (subscribed on connecting).
 final class MLSRelayTransport {
     let client: MQTTClient
+    let syncTopic: String
+    /// Seconds a sync waits for the service's answer, whatever it delivers meanwhile.
+    let syncDeadline: Double
     private var kept: [MQTTClient.Message] = []
 
     init(configuration: MLSRelayConfiguration, did: String, clientID: String, token: String) throws(MLSClientError) {
@@ -18,6 +23,9 @@ final class MLSRelayTransport {
         } catch {
             throw .relay("\(error)")
         }
+        syncTopic = "relay/s/\(clientID)"
+        syncDeadline = configuration.syncDeadline
+        try subscribe(syncTopic)
     }
 
     /// A QoS 1 PUBLISH; throws the refusal.
@@ -42,36 +50,52 @@ final class MLSRelayTransport {
         _ = try? client.unsubscribe(filters)
     }
 
-    /// The retained value of `topic`: subscribes, takes what arrives on it within `timeout`, unsubscribes.
-    func retained(_ topic: String, timeout: Double) throws(MLSClientError) -> [UInt8]? {
+    /// The retained value of `topic`: subscribes, takes what arrived on it before the answer to a
+    /// sync (the service sends retained values right after the SUBACK), unsubscribes.
+    func retained(_ topic: String) throws(MLSClientError) -> [UInt8]? {
         try subscribe(topic)
         defer { unsubscribe([topic]) }
-        guard let message = try next(on: topic, timeout: timeout) else { return nil }
-        acknowledge(message)
-        return message.payload
-    }
-
-    /// The next message on `topic`, others kept for `drain`.
-    func next(on topic: String, timeout: Double) throws(MLSClientError) -> MQTTClient.Message? {
-        if let index = kept.firstIndex(where: { $0.topic == topic }) { return kept.remove(at: index) }
-        let deadline = ContinuousClock.now.advanced(by: .seconds(timeout))
-        while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return nil }
-            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
-            guard let message = try receive(timeout: seconds) else { return nil }
-            if message.topic == topic { return message }
-            kept.append(message)
+        var value: [UInt8]?
+        try sync { message throws(MLSClientError) in
+            guard message.topic == topic else { return false }
+            value = message.payload
+            return true
         }
+        return value
     }
 
-    /// Everything that arrives until nothing has for `quiet` seconds, in order (messages are
-    /// acknowledged by `acknowledge` once the caller has stored their effect).
-    func drain(quiet: Double) throws(MLSClientError) -> [MQTTClient.Message] {
-        var out = kept
+    /// Takes in everything the Session delivers before the service answers a sync (docs/mqtt.md,
+    /// "Sync"): a random nonce published on relay/s/{client_id} comes back once everything
+    /// committed before it was handed to this client, in order. `handle` gets each message in
+    /// order, messages kept by an earlier sync first: a message it takes (true) is acknowledged once
+    /// it returns (its effect stored), one it leaves (false) is kept for the next sync.
+    func sync(_ handle: (MQTTClient.Message) throws(MLSClientError) -> Bool) throws(MLSClientError) {
+        let nonce = SecureRandom.bytes(16)
+        try publish(syncTopic, nonce)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(syncDeadline))
+        var pending = kept
         kept = []
-        while let message = try receive(timeout: quiet) { out.append(message) }
-        return out
+        defer { kept += pending }
+        while true {
+            let message: MQTTClient.Message
+            if !pending.isEmpty {
+                message = pending.removeFirst()
+            } else {
+                let left = ContinuousClock.now.duration(to: deadline)
+                let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+                guard seconds > 0, let received = try receive(timeout: seconds) else {
+                    throw .relay("the service did not answer the sync on \(syncTopic) within \(Int(syncDeadline)) s")
+                }
+                message = received
+            }
+            if message.topic == syncTopic {
+                acknowledge(message)
+                // Another nonce: an earlier connection's sync, resent with the Session.
+                if message.payload == nonce { return }
+                continue
+            }
+            if try handle(message) { acknowledge(message) } else { kept.append(message) }
+        }
     }
 
     func acknowledge(_ message: MQTTClient.Message) {

@@ -17,6 +17,8 @@ final class RelayTestUser {
     private var sent: Set<[UInt8]> = []
     /// Messages received while waiting for another topic.
     private var buffered: [MQTTClient.Message] = []
+    /// Whether this connection subscribed to relay/s/{client_id}.
+    private var syncSubscribed = false
 
     init(_ service: ServiceHarness, user: MLSTestUser? = nil) {
         self.service = service
@@ -41,6 +43,7 @@ final class RelayTestUser {
         let client = try MQTTClient(host: "127.0.0.1", port: port, options: options(cleanStart: cleanStart, expiry: expiry))
         self.client = client
         buffered = []
+        syncSubscribed = false
         return client
     }
 
@@ -111,10 +114,42 @@ final class RelayTestUser {
         return texts
     }
 
-    /// Applies every group message arriving on /m until none comes for `quiet` seconds; the texts.
-    func drain(_ convoID: String, quiet: Double = 0.5) throws -> [String] {
+    var syncTopic: String { "relay/s/\(clientID)" }
+
+    /// Publishes a random nonce on relay/s/{client_id} (subscribed first) and returns, in order,
+    /// every message that arrived before the service handed it back (docs/mqtt.md, "Sync").
+    func sync(timeout: Double = 30) throws -> [MQTTClient.Message] {
+        if !syncSubscribed {
+            XCTAssertEqual(try mqtt.subscribe(syncTopic), .grantedQoS1)
+            syncSubscribed = true
+        }
+        let nonce = SecureRandom.bytes(16)
+        XCTAssertEqual(try publish(syncTopic, nonce).reasonCode, .success)
+        var before = buffered
+        buffered = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            guard let message = try mqtt.receive(timeout: max(0.01, deadline.timeIntervalSinceNow)) else {
+                XCTFail("the service did not answer the sync within \(timeout) s")
+                throw XCTestError(.timeoutWhileWaiting)
+            }
+            if message.topic == syncTopic {
+                if message.payload == nonce { return before }
+                continue
+            }
+            before.append(message)
+        }
+    }
+
+    /// Applies every group message of the conversation delivered before a sync's answer (others
+    /// stay buffered); the texts.
+    func drain(_ convoID: String) throws -> [String] {
         var texts: [String] = []
-        while let message = try next(on: "relay/g/\(convoID)/m", timeout: quiet) {
+        for message in try sync() {
+            guard message.topic == "relay/g/\(convoID)/m" else {
+                buffered.append(message)
+                continue
+            }
             if let text = try apply(message.payload, in: convoID) { texts.append(text) }
         }
         return texts
