@@ -151,6 +151,37 @@ extension MQTTRelayTests {
     }
 }
 
+extension MQTTRelayTests {
+    /// A member who subscribes to /m some time after the commit that added it still gets what was
+    /// committed in between: its follow starts at its join, not at the log's end when it subscribed.
+    func testAJoinerSubscribingLate_GetsEverythingSinceItsJoin() throws {
+        let service = try service
+        let chat = ChatFlow(service: service)
+        let alice = MLSTestUser(service.makeUser())
+        let bob = RelayTestUser(service)
+        try bob.connect()
+        XCTAssertEqual(try bob.publishKeyPackages(1), .success)
+        _ = try chat.publishKeyPackage(alice)
+        let convoID = try chat.createConvo(alice, with: [])
+        XCTAssertEqual(try chat.send(alice, convoID, "before bob").status, 200)
+        let packages = try chat.keyPackages(as: alice, for: [bob.user])
+        let group = try XCTUnwrap(alice.groups[convoID])
+        let output = try group.add(keyPackages: packages)
+        let reply = try service.call("blue.catbird.mls.addMembers", as: alice.identity, json: [
+            "convoId": convoID, "didList": [bob.did], "commit": MLSTestUser.bytes(output.commit),
+            "welcomeMessage": MLSTestUser.bytes(try XCTUnwrap(output.welcome)),
+            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo))),
+        ])
+        XCTAssertEqual(reply.status, 200, "\(reply.json)")
+        alice.groups[convoID] = output.group
+        // Committed after bob's add and before bob subscribes.
+        XCTAssertEqual(try chat.send(alice, convoID, "while bob joins").status, 200)
+        try bob.join(try XCTUnwrap(output.welcome).encoded(), convoID: convoID)
+        XCTAssertEqual(try bob.mqtt.subscribe("relay/g/\(convoID)/m"), .grantedQoS1)
+        XCTAssertEqual(try bob.drain(convoID), ["while bob joins"], "what came before the add is not his to read")
+    }
+}
+
 /// SHA-256 for the test's expectations, through the MLS suite's hash (no second implementation).
 enum SHA256Test {
     static func hash(_ bytes: [UInt8]) -> [UInt8] { CipherSuite(rawValue: 1)!.hash(bytes) }

@@ -15,6 +15,21 @@ final class ClientStoreTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(at: store.directory) }
 
+    /// MQTT's QoS 1 may deliver a message again: the record takes each digest in once, remembers
+    /// the newest `receivedMemory`, and round-trips through its JSON (older files have none).
+    func testReceivedDigests_SkipARedelivery_AndAreBounded() throws {
+        var record = ConvoRecord(convoId: "0a0b")
+        XCTAssertTrue(record.takeIn(digest: "aa"))
+        XCTAssertFalse(record.takeIn(digest: "aa"), "a redelivery is skipped")
+        for index in 0..<ConvoRecord.receivedMemory { XCTAssertTrue(record.takeIn(digest: "d\(index)")) }
+        XCTAssertEqual(record.receivedDigests?.count, ConvoRecord.receivedMemory)
+        XCTAssertTrue(record.takeIn(digest: "aa"), "the oldest digest was forgotten")
+        let decoded = try JSONDecoder().decode(ConvoRecord.self, from: JSONEncoder().encode(record))
+        XCTAssertEqual(decoded, record)
+        let old = try JSONDecoder().decode(ConvoRecord.self, from: Data(#"{"convoId":"0a0b","lastSeq":0,"sentMessageIds":[],"active":true}"#.utf8))
+        XCTAssertNil(old.receivedDigests)
+    }
+
     func testIdentityRoundTripAndPermissions() throws {
         XCTAssertFalse(store.hasIdentity)
         XCTAssertThrowsError(try store.loadIdentity())

@@ -26,7 +26,7 @@ extension RelaySession {
                     codes.append(.notAuthorized)
                     continue
                 }
-                start = try scope.convoID.map { try context.store.lastEventSeq(convoID: $0) ?? 0 }
+                start = try scope.convoID.map { try followStart($0) }
             } catch {
                 codes.append(.unspecifiedError)
                 continue
@@ -55,6 +55,17 @@ extension RelaySession {
         if !followed.isEmpty { context.hub.route(followed, to: self) }
         scheduleCatchUp()
         return (codes, retained)
+    }
+
+    /// Where a new follow of a conversation starts: right after this DID's latest join (its
+    /// membershipChangeEvent, which follows the commit that added it), so that a member who
+    /// subscribes after joining from a Welcome still gets every commit and message since; the
+    /// log's end when the log no longer holds that join.
+    private func followStart(_ convoID: String) throws -> Int64 {
+        if let joined = try context.store.lastMembershipEventSeq(convoID: convoID, did: did.rawValue, actions: [.joined]) {
+            return joined
+        }
+        return try context.store.lastEventSeq(convoID: convoID) ?? 0
     }
 
     /// Who may read what (docs/mqtt.md): KeyPackages and client lists, anyone authenticated; a

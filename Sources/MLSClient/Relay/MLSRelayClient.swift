@@ -81,6 +81,7 @@ public actor MLSRelayClient {
         var record = try store.loadRecord(convoId: convoId)
         guard record.active else { return }
         var group = try store.loadGroup(convoId: convoId)
+        guard record.takeIn(digest: Hex.encode(group.cipherSuite.hash(bytes))) else { return }
         let entry = try IncomingMessage.apply(bytes, to: &group, seq: nil, sender: nil, createdAt: nil, label: "a message of \(convoId)")
         if !group.isActive { record.active = false }
         try store.saveGroup(group, convoId: convoId)

@@ -10,6 +10,21 @@ public struct ConvoRecord: Codable, Sendable, Equatable {
     public var active: Bool
     /// How many transcript entries `unread` has already handed out.
     public var shownEntries: Int?
+    /// Hex digests of the latest group messages taken in over MQTT, whose QoS 1 is at-least-once:
+    /// a message delivered again (its PUBACK lost with the connection) is skipped, not decrypted
+    /// twice (which would fail as an already consumed generation).
+    public var receivedDigests: [String]?
+    static let receivedMemory = 1024
+
+    /// Whether `digest` was taken in before; remembers it (the newest `receivedMemory`).
+    mutating func takeIn(digest: String) -> Bool {
+        var digests = receivedDigests ?? []
+        guard !digests.contains(digest) else { return false }
+        digests.append(digest)
+        if digests.count > Self.receivedMemory { digests.removeFirst(digests.count - Self.receivedMemory) }
+        receivedDigests = digests
+        return true
+    }
 
     public init(convoId: String, name: String? = nil, lastSeq: Int64 = 0, sentMessageIds: [String] = [], active: Bool = true) {
         self.convoId = convoId
