@@ -78,8 +78,9 @@ let package = Package(
 
         // Loopback servers, clients, clocks and the test database shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Basics", "ATProto", "Primitives", "Store"], path: "Tests/TestSupport"),
-        // What a dishonest committer could forge (GroupInfos and trees, re-signed), for MLS and service tests.
-        .target(name: "MLSTestSupport", dependencies: ["MLS"], path: "Tests/MLSTestSupport"),
+        // What a dishonest committer could forge (GroupInfos and trees, re-signed) and the hostile MLS
+        // inputs of issue 14, for MLS and service tests and ds-bench's abuse items; no XCTest.
+        .target(name: "MLSTestSupport", dependencies: ["MLS", "Primitives"], path: "Tests/MLSTestSupport"),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
         // Reads lexicon/*.json and checks the Lexicon types field by field.
         .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics"]),
