@@ -83,8 +83,9 @@ struct AbuseItemsBench {
         // The attackers finish the requests they started (each bounded by its socket timeout).
         let drained = attackers.wait(timeout: .now() + 40) == .success
         let attackSeconds = clock.seconds
-        let peak = sampler.stop()
         let rssAfter = process.rssKiB
+        // The samples may miss a short peak; the readings before and after bound it from below too.
+        let peak = max(sampler.stop(), rssBefore ?? 0, rssAfter ?? 0)
         let serverUsed = serverCPU.flatMap { before in process.cpuSeconds.map { String(format: "%.1f s", $0 - before) } } ?? "?"
 
         print(String(format: "    attacker: %d attempts in %.1f s: ", run.tally.total, attackSeconds) + run.tally.summary
