@@ -47,7 +47,8 @@ let package = Package(
         // Secret-dependent branches and addresses in ML-KEM/X-Wing, under Valgrind (scripts/ct-check.sh).
         .executableTarget(name: "ct-check", dependencies: ["Primitives"], path: "Benchmarks/CTCheck"),
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
-        .executableTarget(name: "ds-bench", dependencies: ["Basics", "MLS", "ATProto", "HTTP", "Primitives", "MQTT", "MQTTClient"], path: "Benchmarks/DSBench"),
+        .executableTarget(name: "ds-bench", dependencies: ["Basics", "MLS", "MLSTestSupport", "ATProto", "HTTP", "Primitives", "MQTT", "MQTTClient"],
+                          path: "Benchmarks/DSBench"),
 
         // MQTT 5.0 protocol core: packet codec, topics and the per-connection state machine. No sockets,
         // no clocks, no dependencies; the listener and the Relay topics build on it.
@@ -78,8 +79,9 @@ let package = Package(
 
         // Loopback servers, clients, clocks and the test database shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Basics", "ATProto", "Primitives", "Store"], path: "Tests/TestSupport"),
-        // What a dishonest committer could forge (GroupInfos and trees, re-signed), for MLS and service tests.
-        .target(name: "MLSTestSupport", dependencies: ["MLS"], path: "Tests/MLSTestSupport"),
+        // What a dishonest committer could forge (GroupInfos and trees, re-signed) and the hostile MLS
+        // inputs of issue 14, for MLS and service tests and ds-bench's abuse items; no XCTest.
+        .target(name: "MLSTestSupport", dependencies: ["MLS", "Primitives"], path: "Tests/MLSTestSupport"),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
         // Reads lexicon/*.json and checks the Lexicon types field by field.
         .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics"]),

@@ -3,11 +3,13 @@
 # with the bench-only echo route) on its own PostgreSQL cluster (fsync on, as in production), a
 # loopback PLC directory served by ds-bench, and every request rate measured by wrk with 64
 # connections for 10 s. Sections: PostgreSQL ceiling (pgbench), HTTP layer next to nginx (issues 2,
-# 15), delivery service with CPU and WAL per request (issues 6, 15), real-time events, MLS (issues
-# 3, 5), abuse (issue 14). Rate limits are off on the bench server (RATE_LIMIT_ENABLED=0) and so is
-# the per-address connection cap (MAX_CONNECTIONS_PER_IP=0): every request comes from 127.0.0.1 and a
-# few DIDs, so the per-IP and per-DID buckets would answer 429, and the cap 503, instead of measuring
-# the service.
+# 15), delivery service with CPU and WAL per request (issues 6, 15), real-time events, MQTT (issue
+# 19), abuse (issue 14; after the sections that measure the server's speed, since its attacks leave
+# the server's heap grown and rows behind), MLS (issues 3, 5). Rate limits are off on the bench server
+# (RATE_LIMIT_ENABLED=0) and so is the per-address connection cap (MAX_CONNECTIONS_PER_IP=0): every
+# request comes from 127.0.0.1 and a few DIDs, so the per-IP and per-DID buckets would answer 429, and
+# the cap 503, instead of measuring the service. The abuse attacks whose defence those are go to a
+# second server with the production defaults.
 # CPU: per run, the utime + stime that /proc gives for the server, for every PostgreSQL process and
 # for the load generator, divided by the requests the run completed. In the delivery-service runs
 # the load generator is one wrk thread pinned to the last core (BENCH_WRK_CPU), so it stays off
@@ -263,14 +265,6 @@ summarise "publishKeyPackage" "$out"
 $bin/ds-bench add-members --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --adds 100 --rounds 5
 
 echo
-echo "== Abuse (issue 14): a known user's getConvos, 20 calls/s, alone, then while tokens for random did:plc values arrive"
-echo "   at 100/s from fresh connections (the directory answers those only after 20 s; the service gives each fetch 3 s)"
-rss() { awk '/^VmRSS/ {printf "%.0f MiB", $2 / 1024}' "/proc/$server_pid/status"; }
-rss_before=$(rss)
-$bin/ds-bench abuse --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --junk-rate 100 --seconds 10
-echo "    server RSS: $rss_before before, $(rss) after"
-
-echo
 echo "== Real-time events: one convo, 200 subscribeConvoEvents sockets (40 members × 5, EVENTS_MAX_SOCKETS_PER_USER's default),"
 echo "   sendMessage 1 KB from one more member on a fixed schedule; latency = send of the call → frame read by ds-bench"
 events() { # extra ds-bench options
@@ -303,6 +297,32 @@ sleep 0.5
 $bin/ds-bench mqtt --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --mqtt-port "$mqtt_port" \
   --mosquitto-port "$mosquitto_port" --mosquitto-pid "$mosquitto_pid" --server-pid "$server_pid" \
   --messages "${BENCH_MQTT_MESSAGES:-2000}"
+
+echo
+echo "== Abuse (issue 14): a known user's getConvos, 20 calls/s, alone, then while tokens for random did:plc values arrive"
+echo "   at 100/s from fresh connections (the directory answers those only after 20 s; the service gives each fetch 3 s)"
+rss() { awk '/^VmRSS/ {printf "%.0f MiB", $2 / 1024}' "/proc/$server_pid/status"; }
+rss_before=$(rss)
+$bin/ds-bench abuse --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --junk-rate 100 --seconds 10
+echo "    server RSS: $rss_before before, $(rss) after"
+
+echo
+echo "== Abuse, items 2-8 (issue 14): each attack repeated for 4 s from 127.0.0.2, while a known user calls from 127.0.0.1"
+echo "   (getConvos at 20/s, or sendMessage to the attacked conversation), first 2 s alone. On the bench server the MLS"
+echo "   bounds, upload caps and KeyPackage quotas meet the attacker at full speed (rate limits and the per-address"
+echo "   connection cap off); 7b and 8b go to a second server with the production defaults (MESSAGE_QUOTA_BYTES lowered to"
+echo "   64 MiB, so that the quota is reached). CPU: of ds-bench (the attacker and the known user) and of the server over"
+echo "   the attack. RSS is VmRSS of /proc; freed memory is not always given back to the system, so read 'after' with the"
+echo "   sampled peak and the next item's 'before'"
+limited_port=$(free_port)
+SERVICE_DID=$service_did PLC_URL="http://127.0.0.1:$plc_port" DID_RESOLVER_ALLOW_PRIVATE=1 LOG_LEVEL=warning \
+  MESSAGE_QUOTA_BYTES=67108864 PORT=$limited_port $bin/catbird-mls-server &
+limited_pid=$!
+pids+=($limited_pid)
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$limited_port/xrpc/_health" >/dev/null && break; sleep 0.1; done
+$bin/ds-bench abuse-items --server "$base" --server-pid "$server_pid" --audience "$service_did" --plc-dir "$dir/plc" \
+  --limited-server "http://127.0.0.1:$limited_port" --limited-pid "$limited_pid" --limited-message-quota 67108864
+kill "$limited_pid" && wait "$limited_pid" 2>/dev/null || true
 
 echo
 echo "== MLS (issues 3 and 5): release, one core"

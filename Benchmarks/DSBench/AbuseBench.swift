@@ -13,57 +13,19 @@ struct AbuseBench {
     let seconds: Int
     let knownRate: Int
 
-    static let nsid = "blue.catbird.mls.getConvos"
-
     func run() throws {
-        let known = try BenchUser()
-        try PLCDirectory.publish(known, in: plcDirectory)
-        let url = client.baseURL + "/xrpc/" + Self.nsid
-        let http = HTTPClient(timeout: 60, allowPrivateAddresses: true)
-        // The first call fetches the user's document; from then on the key is cached.
-        let first = try http.send(method: "GET", url, headers: [("Authorization", "Bearer " + known.token(audience: client.audience, nsid: Self.nsid))])
-        guard first.status == 200 else { throw BenchError.call(nsid: Self.nsid, status: first.status, body: String(decoding: first.body, as: UTF8.self)) }
-
-        let alone = try knownUser(known, url: url, for: 3, while: nil)
-        let junk = JunkSender(url: url, audience: client.audience, rate: junkRate)
-        let during = try knownUser(known, url: url, for: Double(seconds), while: junk)
+        let known = try KnownUser(try BenchUser(), client: client, plcDirectory: plcDirectory)
+        var alone: [Double] = [], during: [Double] = []
+        try SteadyCalls.pace(rate: knownRate, for: 3) { alone.append(try known.getConvos()) }
+        let junk = JunkSender(url: client.baseURL + "/xrpc/" + KnownUser.getConvos, audience: client.audience, rate: junkRate)
+        junk.start()
+        try SteadyCalls.pace(rate: knownRate, for: Double(seconds)) { during.append(try known.getConvos()) }
+        junk.stop()
         let answered = junk.finish(waitingUpTo: 30)
 
-        print(line("getConvos, known user alone", alone))
-        print(line("getConvos + \(junkRate) junk DIDs/s", during)
+        print(SteadyCalls.line("getConvos, known user alone", alone))
+        print(SteadyCalls.line("getConvos + \(junkRate) junk DIDs/s", during)
             + "   (\(junk.sentCount) junk tokens: " + answered.map { "\($0.value)× \($0.key == -1 ? "no answer" : String($0.key))" }.joined(separator: ", ") + ")")
-    }
-
-    private func line(_ name: String, _ latencies: [Double]) -> String {
-        let sorted = latencies.sorted()
-        func at(_ fraction: Double) -> String {
-            String(format: "%.2fms", sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))] * 1000)
-        }
-        return name.padding(toLength: max(30, name.count), withPad: " ", startingAt: 0)
-            + String(format: " %9d calls   ", sorted.count) + "p50 " + at(0.5).leftPadded(9) + "   p99 " + at(0.99).leftPadded(9)
-            + String(format: "   max %.1fms", (sorted.last ?? 0) * 1000)
-    }
-
-    /// getConvos at `knownRate` per second for `duration` seconds; every call must succeed.
-    private func knownUser(_ user: BenchUser, url: String, for duration: Double, while junk: JunkSender?) throws -> [Double] {
-        let http = HTTPClient(timeout: 60, allowPrivateAddresses: true)
-        junk?.start()
-        let clock = Stopwatch()
-        var latencies: [Double] = []
-        var next = 0.0
-        while clock.seconds < duration {
-            if next > clock.seconds { Thread.sleep(forTimeInterval: next - clock.seconds) }
-            next += 1 / Double(knownRate)
-            let token = try user.token(audience: client.audience, nsid: Self.nsid)
-            let call = Stopwatch()
-            let response = try http.send(method: "GET", url, headers: [("Authorization", "Bearer " + token)])
-            latencies.append(call.seconds)
-            guard response.status == 200 else {
-                throw BenchError.call(nsid: Self.nsid, status: response.status, body: String(decoding: response.body, as: UTF8.self))
-            }
-        }
-        junk?.stop()
-        return latencies
     }
 }
 
@@ -111,7 +73,7 @@ final class JunkSender: Sendable {
     }
 
     private func sendOne() {
-        guard let junk = try? BenchUser(), let token = try? junk.token(audience: audience, nsid: AbuseBench.nsid) else { return }
+        guard let junk = try? BenchUser(), let token = try? junk.token(audience: audience, nsid: KnownUser.getConvos) else { return }
         sent.add(1, ordering: .relaxed)
         outstanding.enter()
         let url = url

@@ -35,10 +35,8 @@ struct AddMembersBench {
     private func runRound(creator: BenchUser, keyPackages: [KeyPackage]) throws -> Round {
         let created = try Group.create(suite: BenchUser.suite, credential: creator.credential, signingKey: creator.signingKey)
         let first = try created.update()
-        let reply = try client.call("blue.catbird.mls.createConvo", as: creator, json: [
-            "groupId": WireFormat.hex(created.groupID), "cipherSuite": BenchUser.suiteName,
-            "groupInfo": WireFormat.bytes(MLSMessage(body: .groupInfo(first.groupInfo))), "metadata": ["name": "bench"],
-        ])
+        let reply = try client.call("blue.catbird.mls.createConvo", as: creator,
+                                    json: WireFormat.createConvoBody(groupID: created.groupID, groupInfo: first.groupInfo, name: "bench"))
         guard let convoID = reply["id"] as? String else { throw BenchError.unexpected("createConvo returned no id") }
 
         let commitClock = Stopwatch()

@@ -22,6 +22,17 @@ struct BenchUser: Sendable {
         signingKey = try Self.suite.signatureScheme.generatePrivateKey()
     }
 
+    private init(did: DID, key: ECDSAPrivateKey, signingKey: SignaturePrivateKey) {
+        self.did = did
+        self.key = key
+        self.signingKey = signingKey
+    }
+
+    /// Another device of the same account: the same DID and token key, its own MLS signing key.
+    func device() throws -> BenchUser {
+        BenchUser(did: did, key: key, signingKey: try Self.suite.signatureScheme.generatePrivateKey())
+    }
+
     var credential: Credential { .basic(identity: Array(did.rawValue.utf8)) }
 
     /// A DID document in the shape plc.directory serves, with the key as `#atproto` Multikey.

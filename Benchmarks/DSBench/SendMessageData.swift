@@ -63,12 +63,8 @@ struct SendMessageData {
         // Without a path: the service verifies the initial commit against the one-member epoch 0.
         let output = try group.add(keyPackages: bundles.keys.sorted().map { bundles[$0]!.keyPackage }, includePath: false)
         guard let welcome = output.welcome else { throw BenchError.unexpected("an add produced no Welcome") }
-        let reply = try client.call("blue.catbird.mls.createConvo", as: owner, json: [
-            "groupId": WireFormat.hex(group.groupID), "cipherSuite": BenchUser.suiteName,
-            "groupInfo": WireFormat.bytes(MLSMessage(body: .groupInfo(output.groupInfo))),
-            "commit": WireFormat.bytes(output.commit), "welcomeMessage": WireFormat.bytes(welcome),
-            "metadata": ["name": "bench"],
-        ])
+        let reply = try client.call("blue.catbird.mls.createConvo", as: owner, json: WireFormat.createConvoBody(
+            groupID: group.groupID, groupInfo: output.groupInfo, commit: output.commit, welcome: welcome, name: "bench"))
         guard let convoID = reply["id"] as? String else { throw BenchError.unexpected("createConvo returned no id") }
         let members = try users.indices.map { index in
             index == creator ? output.group : try Group.join(welcome: welcome, keyPackage: bundles[index]!)

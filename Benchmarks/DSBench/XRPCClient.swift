@@ -26,6 +26,18 @@ struct XRPCClient: Sendable {
         let response = try http.send(method: "POST", baseURL + "/xrpc/" + nsid,
                                      headers: [("Authorization", "Bearer " + token), ("Content-Type", "application/json")],
                                      body: body)
+        return try Self.decode(response, nsid)
+    }
+
+    /// GETs `/xrpc/<nsid>?<query>` (`query` already encoded); the decoded reply, throwing on any status but 200.
+    @discardableResult
+    func get(_ nsid: String, query: String = "", token: String) throws -> [String: Any] {
+        let response = try http.send(method: "GET", baseURL + "/xrpc/" + nsid + (query.isEmpty ? "" : "?" + query),
+                                     headers: [("Authorization", "Bearer " + token)])
+        return try Self.decode(response, nsid)
+    }
+
+    private static func decode(_ response: HTTPClientResponse, _ nsid: String) throws -> [String: Any] {
         guard response.status == 200 else {
             throw BenchError.call(nsid: nsid, status: response.status, body: String(decoding: response.body, as: UTF8.self))
         }

@@ -6,6 +6,12 @@
 //       DIDs not in D get their 404 only after S seconds
 //   ds-bench abuse --server URL --audience DID --plc-dir D [--junk-rate 100] [--seconds 10] [--known-rate 20]
 //       a known user's getConvos latency while tokens for unknown DIDs arrive at --junk-rate per second
+//   ds-bench abuse-items --server URL --server-pid PID --audience DID --plc-dir D
+//                        [--limited-server URL --limited-pid PID --limited-message-quota BYTES]
+//                        [--seconds 4] [--baseline 2] [--known-rate 20] [--attacker-address 127.0.0.2] [--only 2,7b,8]
+//       issue 14's items 2–8, each the attack over HTTP from --attacker-address: a known user's
+//       latency alone and during it, what the server answered, the server's RSS and CPU; the
+//       limited server (production rate limits and connection cap) takes the attacks those stop
 //   ds-bench prepare --server URL --audience DID --plc-dir D --out O
 //                    [--senders 16] [--convos 16] [--send-requests 30000] [--key-packages 25000]
 //                    [--ciphertext-size 1024] [--read-requests 40000]
@@ -80,6 +86,30 @@ func abuse(_ options: Options) throws {
     try bench.run()
 }
 
+func abuseItems(_ options: Options) throws {
+    let plc = try options.string("plc-dir")
+    let attackerAddress = options.optionalString("attacker-address") ?? "127.0.0.2"
+    func target(_ name: String, url: String, pid: Int) throws -> AbuseItemsBench.Target {
+        guard let port = url.split(separator: ":").last.flatMap({ Int($0) }) else {
+            throw BenchError.usage("server URLs must be http://127.0.0.1:PORT for abuse-items")
+        }
+        let client = XRPCClient(baseURL: url, audience: try options.string("audience"))
+        return AbuseItemsBench.Target(name: name, client: client, process: ServerProcess(pid: pid),
+                                      known: try KnownUser(try BenchUser(), client: client, plcDirectory: plc),
+                                      attacker: AttackRequest(port: port, source: attackerAddress))
+    }
+    let limited = try options.optionalString("limited-server").map { url in
+        try target("limited server", url: url, pid: try options.int("limited-pid", default: 0))
+    }
+    let bench = AbuseItemsBench(
+        bench: try target("bench server", url: try options.string("server"), pid: try options.int("server-pid", default: 0)),
+        limited: limited, limitedMessageQuota: try options.optionalInt("limited-message-quota"), plcDirectory: plc,
+        seconds: Double(try options.int("seconds", default: 4)), baseline: Double(try options.int("baseline", default: 2)),
+        knownRate: try options.int("known-rate", default: 20),
+        only: options.optionalString("only").map { Set($0.split(separator: ",").map(String.init)) })
+    try bench.run()
+}
+
 func events(_ options: Options) throws {
     let server = try options.string("server")
     guard let port = server.split(separator: ":").last.flatMap({ Int($0) }) else {
@@ -146,6 +176,7 @@ do {
         try PLCDirectory.serve(port: try options.int("port", default: 0), directory: try options.string("dir"),
                                junkDelay: try options.optionalInt("junk-delay").map(Double.init))
     case "abuse": try abuse(options)
+    case "abuse-items": try abuseItems(options)
     case "prepare": try prepare(options)
     case "add-members": try addMembers(options)
     case "events": try events(options)

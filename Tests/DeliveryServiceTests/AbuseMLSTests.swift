@@ -1,6 +1,7 @@
 import DeliveryService
 import Foundation
 import MLS
+import MLSTestSupport
 import Store
 import XCTest
 
@@ -257,9 +258,9 @@ final class AbuseMLSTests: ChatTestCase {
         let chat = try chat(2)
         let alice = chat.users[0]
         let stranger = chat.flow.user()
-        let unknown = try MLSAttacks.unpublishedKeyPackages(stranger, count: 1000, padding: 11_000)
+        let unknown = try MLSAttacks.unpublishedKeyPackages(credential: stranger.credential, count: 1000, padding: 11_000)
         let honest = try XCTUnwrap(alice.groups[chat.convo]).update().commit
-        let junkWelcome = MLSMessage(body: .welcome(Welcome(cipherSuite: MLSAttacks.suite.rawValue, secrets: [], encryptedGroupInfo: [0])))
+        let junkWelcome = MLSAttacks.emptyWelcome
         let rows = try DatabaseRows(try service)
         let before = try rows.snapshot(convo: chat.convo, owners: [stranger.did])
 
@@ -270,7 +271,8 @@ final class AbuseMLSTests: ChatTestCase {
         ], expect: 404, "KeyPackageNotFound")
 
         // Signed as it should be, the same commit gets the same answer (the store's, as before the limits).
-        let signed = try MLSAttacks.signed(try XCTUnwrap(alice.groups[chat.convo]), by: alice, proposals: unknown.map { .proposal(.add($0)) })
+        let signed = try MLSAttacks.signed(try XCTUnwrap(alice.groups[chat.convo]), signingKey: alice.signingKey,
+                                           proposals: unknown.map { .proposal(.add($0)) })
         try attack("commit of 1000 unknown KeyPackages (11 MB), signed", "addMembers", as: alice, [
             "convoId": chat.convo, "commit": MLSTestUser.bytes(signed), "welcomeMessage": MLSTestUser.bytes(junkWelcome),
         ], expect: 404, "KeyPackageNotFound")
@@ -292,7 +294,7 @@ final class AbuseMLSTests: ChatTestCase {
         let forged = try MLSAttacks.forged(honest, proposals: [.proposal(.add(package)), .proposal(.add(package))])
         let reply = try call("addMembers", as: alice, [
             "convoId": chat.convo, "commit": MLSTestUser.bytes(forged),
-            "welcomeMessage": MLSTestUser.bytes(MLSMessage(body: .welcome(Welcome(cipherSuite: 1, secrets: [], encryptedGroupInfo: [0])))),
+            "welcomeMessage": MLSTestUser.bytes(MLSAttacks.emptyWelcome),
         ])
         XCTAssertEqual(reply.status, 400, "\(reply.json)")
         XCTAssertEqual(reply.json["message"] as? String, "a KeyPackage is added twice")

@@ -1,5 +1,4 @@
 import MLS
-import XCTest
 
 /// Changes to a GroupInfo a dishonest committer could make and sign: a different tree (its hash put
 /// into the GroupContext) or context, signed again by `signingKey` as leaf `signer`.
@@ -13,7 +12,10 @@ public struct GroupInfoForgery {
     }
 
     public var tree: RatchetTree {
-        get throws { try XCTUnwrap(groupInfo.extensions.first(ofType: .ratchetTree)).decodeRatchetTree() }
+        get throws {
+            guard let ext = groupInfo.extensions.first(ofType: .ratchetTree) else { throw GroupError.unexpectedMessage("no ratchet_tree extension") }
+            return try ext.decodeRatchetTree()
+        }
     }
 
     /// Replaces the tree and the GroupContext's tree_hash with the new tree's.
