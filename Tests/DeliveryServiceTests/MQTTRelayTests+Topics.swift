@@ -130,15 +130,7 @@ extension MQTTRelayTests {
         XCTAssertEqual(try bob.mqtt.subscribe("relay/w/\(bob.clientID)"), .grantedQoS1)
         _ = try chat.publishKeyPackage(alice)
         let convoID = try chat.createConvo(alice, with: [])
-        let packages = try chat.keyPackages(as: alice, for: [bob.user])
-        let group = try XCTUnwrap(alice.groups[convoID])
-        let output = try group.add(keyPackages: packages)
-        let reply = try service.call("blue.catbird.mls.addMembers", as: alice.identity, json: [
-            "convoId": convoID, "didList": [bob.did], "commit": MLSTestUser.bytes(output.commit),
-            "welcomeMessage": MLSTestUser.bytes(try XCTUnwrap(output.welcome)),
-            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo))),
-        ])
-        XCTAssertEqual(reply.status, 200, "\(reply.json)")
+        let output = try addOverXRPC(bob, to: convoID, by: alice, chat: chat)
         let welcome = try XCTUnwrap(try bob.next(on: "relay/w/\(bob.clientID)"), "the Welcome reaches MQTT")
         XCTAssertEqual(welcome.payload, try XCTUnwrap(output.welcome).encoded())
         try bob.join(welcome.payload, convoID: convoID)
@@ -164,21 +156,27 @@ extension MQTTRelayTests {
         _ = try chat.publishKeyPackage(alice)
         let convoID = try chat.createConvo(alice, with: [])
         XCTAssertEqual(try chat.send(alice, convoID, "before bob").status, 200)
-        let packages = try chat.keyPackages(as: alice, for: [bob.user])
-        let group = try XCTUnwrap(alice.groups[convoID])
-        let output = try group.add(keyPackages: packages)
-        let reply = try service.call("blue.catbird.mls.addMembers", as: alice.identity, json: [
-            "convoId": convoID, "didList": [bob.did], "commit": MLSTestUser.bytes(output.commit),
-            "welcomeMessage": MLSTestUser.bytes(try XCTUnwrap(output.welcome)),
-            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo))),
-        ])
-        XCTAssertEqual(reply.status, 200, "\(reply.json)")
-        alice.groups[convoID] = output.group
+        let output = try addOverXRPC(bob, to: convoID, by: alice, chat: chat)
         // Committed after bob's add and before bob subscribes.
         XCTAssertEqual(try chat.send(alice, convoID, "while bob joins").status, 200)
         try bob.join(try XCTUnwrap(output.welcome).encoded(), convoID: convoID)
         XCTAssertEqual(try bob.mqtt.subscribe("relay/g/\(convoID)/m"), .grantedQoS1)
         XCTAssertEqual(try bob.drain(convoID), ["while bob joins"], "what came before the add is not his to read")
+    }
+
+    /// `adder` adds `member` (its KeyPackage published over MQTT) with XRPC's addMembers; the adder's
+    /// group moves to the new epoch.
+    private func addOverXRPC(_ member: RelayTestUser, to convoID: String, by adder: MLSTestUser, chat: ChatFlow) throws -> CommitOutput {
+        let packages = try chat.keyPackages(as: adder, for: [member.user])
+        let output = try XCTUnwrap(adder.groups[convoID]).add(keyPackages: packages)
+        let reply = try chat.service.call("blue.catbird.mls.addMembers", as: adder.identity, json: [
+            "convoId": convoID, "didList": [member.did], "commit": MLSTestUser.bytes(output.commit),
+            "welcomeMessage": MLSTestUser.bytes(try XCTUnwrap(output.welcome)),
+            "groupInfo": MLSTestUser.bytes(MLSMessage(body: .groupInfo(output.groupInfo))),
+        ])
+        XCTAssertEqual(reply.status, 200, "\(reply.json)")
+        adder.groups[convoID] = output.group
+        return output
     }
 }
 
