@@ -121,12 +121,7 @@ extension MQTTRelayTests {
     /// A member added with XRPC's addMembers from a KeyPackage its client published over MQTT gets the
     /// Welcome on relay/w, and an MQTT Session ended with expiry 0 is not resumed.
     func testAWelcomeFromXRPC_ReachesTheMQTTClient() throws {
-        let service = try service
-        let chat = ChatFlow(service: service)
-        let alice = MLSTestUser(service.makeUser())
-        let bob = RelayTestUser(service)
-        try bob.connect()
-        XCTAssertEqual(try bob.publishKeyPackages(1), .success)
+        let (chat, alice, bob) = try xrpcAdderAndMQTTClient()
         XCTAssertEqual(try bob.mqtt.subscribe("relay/w/\(bob.clientID)"), .grantedQoS1)
         _ = try chat.publishKeyPackage(alice)
         let convoID = try chat.createConvo(alice, with: [])
@@ -147,12 +142,7 @@ extension MQTTRelayTests {
     /// A member who subscribes to /m some time after the commit that added it still gets what was
     /// committed in between: its follow starts at its join, not at the log's end when it subscribed.
     func testAJoinerSubscribingLate_GetsEverythingSinceItsJoin() throws {
-        let service = try service
-        let chat = ChatFlow(service: service)
-        let alice = MLSTestUser(service.makeUser())
-        let bob = RelayTestUser(service)
-        try bob.connect()
-        XCTAssertEqual(try bob.publishKeyPackages(1), .success)
+        let (chat, alice, bob) = try xrpcAdderAndMQTTClient()
         _ = try chat.publishKeyPackage(alice)
         let convoID = try chat.createConvo(alice, with: [])
         XCTAssertEqual(try chat.send(alice, convoID, "before bob").status, 200)
@@ -162,6 +152,15 @@ extension MQTTRelayTests {
         try bob.join(try XCTUnwrap(output.welcome).encoded(), convoID: convoID)
         XCTAssertEqual(try bob.mqtt.subscribe("relay/g/\(convoID)/m"), .grantedQoS1)
         XCTAssertEqual(try bob.drain(convoID), ["while bob joins"], "what came before the add is not his to read")
+    }
+
+    /// An XRPC user and an MQTT client that published one KeyPackage on relay/k.
+    private func xrpcAdderAndMQTTClient() throws -> (ChatFlow, MLSTestUser, RelayTestUser) {
+        let service = try service
+        let bob = RelayTestUser(service)
+        try bob.connect()
+        XCTAssertEqual(try bob.publishKeyPackages(1), .success)
+        return (ChatFlow(service: service), MLSTestUser(service.makeUser()), bob)
     }
 
     /// `adder` adds `member` (its KeyPackage published over MQTT) with XRPC's addMembers; the adder's

@@ -60,12 +60,18 @@ struct RelayAuthenticator: Sendable {
             // DID fetches first, as for XRPC. The fetch then runs on the resolver's own threads,
             // bounded by its deadline and queue; this relay worker waits for it (CONNECT has no
             // request to set aside and resume).
-            if case .needsKey = try verifier.check(authorization: "Bearer " + token, lexiconMethod: Self.connectNSID),
-               case .limited = rateLimits.checkDIDResolution(remoteAddress) {
-                metrics?.recordRateLimited(scope: "did_resolution")
-                return .failure(Refusal(code: .quotaExceeded, reason: "RateLimitExceeded: too many unknown DIDs from this address"))
+            let authorization = "Bearer " + token
+            switch try verifier.check(authorization: authorization, lexiconMethod: Self.connectNSID) {
+            case .verified(let claim):
+                try verifier.record(claim)
+                did = claim.did
+            case .needsKey:
+                if case .limited = rateLimits.checkDIDResolution(remoteAddress) {
+                    metrics?.recordRateLimited(scope: "did_resolution")
+                    return .failure(Refusal(code: .quotaExceeded, reason: "RateLimitExceeded: too many unknown DIDs from this address"))
+                }
+                did = try verifier.verify(authorization: authorization, lexiconMethod: Self.connectNSID)
             }
-            did = try verifier.verify(authorization: "Bearer " + token, lexiconMethod: Self.connectNSID)
         } catch {
             metrics?.authFailures.increment(error.name)
             return .failure(refusal(error, token: token))
