@@ -1,9 +1,12 @@
 import Basics
+@testable import DeliveryService
 import Foundation
 import HTTP
 import MLS
 import MQTT
 import MQTTClient
+import Primitives
+import TestSupport
 import XCTest
 
 /// A raw connection for CONNECT packets `MQTTClient.Options` cannot express.
@@ -99,6 +102,29 @@ final class MQTTRelayTests: XCTestCase {
         XCTAssertEqual(refusal {
             _ = try MQTTClient(host: "127.0.0.1", port: port, options: bob.options(clientID: alice.clientID))
         }?.0, .clientIdentifierNotValid)
+    }
+
+    /// CONNECTs with tokens for DIDs the service has never seen, from one address, spend that
+    /// address's budget of DID document fetches (`RATE_LIMIT_DID_RESOLUTION`) as XRPC calls do:
+    /// past it, CONNACK 0x97 before any fetch; a user whose key is cached still connects.
+    func testConnect_WithUnknownDIDs_SpendsTheAddresssDIDFetchBudget() throws {
+        let service = try ServiceHarness(environment: ["MQTT_PORT": "0", "RATE_LIMIT_DID_RESOLUTION": "0.001,3"])
+        defer { service.shutdown() }
+        let port = try XCTUnwrap(service.app.mqttPort)
+        let alice = RelayTestUser(service)
+        try alice.connect().disconnect()
+        var codes: [ReasonCode] = []
+        for _ in 0..<6 {
+            let junk = TestIdentity()
+            let options = MQTTClient.Options(
+                clientIdentifier: Hex.encode(SecureRandom.bytes(16)), userName: junk.did.rawValue,
+                password: Array(junk.token(audience: ServiceHarness.serviceDID, nsid: RelayAuthenticator.connectNSID).utf8))
+            codes.append(refusal { _ = try MQTTClient(host: "127.0.0.1", port: port, options: options) }?.0 ?? .success)
+        }
+        XCTAssertEqual(codes, [.badUserNameOrPassword, .badUserNameOrPassword, .quotaExceeded, .quotaExceeded,
+                               .quotaExceeded, .quotaExceeded], "alice's fetch and two junk ones use the burst of 3")
+        XCTAssertEqual(service.plc.totalRequests, 3)
+        try alice.connect().disconnect()
     }
 
     func testTheSameClientConnectingAgain_TakesTheSessionOver() throws {
