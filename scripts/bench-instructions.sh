@@ -23,18 +23,7 @@ requests=${INSTR_REQUESTS:-2000}
 connections=${INSTR_CONNECTIONS:-64}
 warmup=200
 
-mkdir -p .data
-dir=$(mktemp -d "$root/.data/instructions-XXXXXX")
-mkdir "$dir/plc" "$dir/load"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
-  scripts/pg.sh destroy "$dir/pg"
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-export DATABASE_URL=$(scripts/pg.sh start "$dir/pg")
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. scripts/lib/bench-workspace.sh instructions
 plc_port=$(free_port)
 port=$(free_port)
 base="http://127.0.0.1:$port"

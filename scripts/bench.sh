@@ -28,20 +28,9 @@ for product in catbird-mls-server mls-bench ds-bench; do
 done
 bin=.build/release
 
-mkdir -p .data
-dir=$(mktemp -d "$root/.data/bench-XXXXXX")
-mkdir "$dir/plc" "$dir/load"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
-  scripts/pg.sh destroy "$dir/pg"
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-export DATABASE_URL=$(scripts/pg.sh start "$dir/pg")
+. scripts/lib/bench-workspace.sh bench
 # The cluster's files: in $dir/pg, or (as root) in postgres's home (scripts/pg.sh).
 pgfiles=$(scripts/pg.sh where "$dir/pg")
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 plc_port=$(free_port)
 port=$(free_port)
 mqtt_port=$(free_port)
