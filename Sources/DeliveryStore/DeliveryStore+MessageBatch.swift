@@ -50,7 +50,13 @@ extension DeliveryStore {
         let items = valid.map { batch[$0] }
         let stored: [BatchedAppend]
         do {
-            stored = try appendValidated(items)
+            do {
+                stored = try appendValidated(items, lockingSenders: false)
+            } catch .database(.queryFailed(sqlState: MessageBatchSQL.quotaMovedState, _)) {
+                // A sender's charge did not fit as the batch read it unlocked (it is near its quota,
+                // or its usage moved meanwhile): again, with the rows locked first, exactly.
+                stored = try appendValidated(items, lockingSenders: true)
+            }
         } catch .database(let error) where error.meansDatabaseUnreachable {
             // Alone, each message would fail the same way.
             stored = items.map { _ in BatchedAppend(result: .failure(.database(error)), replayRecorded: false) }
@@ -89,7 +95,7 @@ extension DeliveryStore {
         return nil
     }
 
-    private func appendValidated(_ items: [BatchedMessage]) throws(DeliveryStoreError) -> [BatchedAppend] {
+    private func appendValidated(_ items: [BatchedMessage], lockingSenders: Bool) throws(DeliveryStoreError) -> [BatchedAppend] {
         let messages = items.map(\.message)
         guard Set(messages.map { [$0.convoID, $0.msgID] }).count == items.count,
               Set(items.compactMap { $0.replay?.key }).count == items.compactMap(\.replay).count else {
@@ -114,18 +120,24 @@ extension DeliveryStore {
             PGArray(messages.map { $0.paddedSize.map { Int32($0) } }),
             PGArray(items.map { $0.replay?.iss }), PGArray(items.map { $0.replay?.jti }),
             PGArray(items.map { $0.replay?.until }),
-            configuration.acceptsPreviousEpochMessages, configuration.eventChannel, configuration.messageQuotaBytes,
+            configuration.acceptsPreviousEpochMessages, configuration.messageQuotaBytes,
         ]
         let senders = PGArray(Array(Set(messages.map(\.senderDID.rawValue))).sorted())
-        let rows = try guarded {
-            try database.pipelinedTransaction([
-                PGStatement(Self.plannerSettingsSQL),
-                PGStatement(Self.lockConvosSQL, [PGArray(convoIDs)]),
-                PGStatement(MessageQuotaSQL.ensureUsage, [senders]),
-                PGStatement(MessageQuotaSQL.lockUsage, [senders]),
-                PGStatement(Self.appendBatchSQL, parameters),
-            ])[4]
+        // Optimistic unless retrying: the senders' quota rows are charged at the statement's end
+        // (MessageBatchSQL), or locked first.
+        let quotaLocks = lockingSenders
+            ? [PGStatement(MessageQuotaSQL.ensureUsage, [senders]), PGStatement(MessageQuotaSQL.lockUsage, [senders])] : []
+        let statements = [PGStatement(MessageBatchSQL.plannerSettings), PGStatement(MessageBatchSQL.lockConvos, [PGArray(convoIDs)])]
+            + quotaLocks + [PGStatement(lockingSenders ? MessageBatchSQL.appendLocked : MessageBatchSQL.appendOptimistic, parameters)]
+        let announce = PGStatement(MessageBatchSQL.announce, [configuration.eventChannel, PGArray(convoIDs)])
+        let committed = try guarded { try database.pipelinedTransaction(statements, afterCommit: [announce]) }
+        if committed.afterCommitFailure != nil {
+            // The messages are committed whatever happens here. Once more on any connection; if the
+            // database is gone, the listeners lose their connection too, and re-read every log
+            // they follow when they are back (EventHub).
+            _ = try? database.query(announce.sql, announce.parameters)
         }
+        let rows = committed.rows[statements.count - 1]
         guard rows.count == items.count else {
             throw .database(.decoding("the batch answered \(rows.count) rows for \(items.count) messages"))
         }
@@ -136,137 +148,6 @@ extension DeliveryStore {
             }
         }
     }
-
-    /// For the rest of the transaction: every table lookup of these statements is an index probe
-    /// by key, and must stay one. A plan cached while a table looked small (statistics lag a
-    /// fast-growing messages table by up to a minute) would otherwise scan the whole table. With
-    /// the plan thus fixed, the generic plan is used from the first run: no planning per batch.
-    static let plannerSettingsSQL = """
-        SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)
-        """
-
-    /// Row locks in a fixed order: two batches sharing conversations never wait on each other in
-    /// a cycle. FOR NO KEY UPDATE excludes other writers (commits lock FOR UPDATE) but not the
-    /// key-share locks of foreign-key checks.
-    static let lockConvosSQL = """
-        SELECT convo_id FROM convos WHERE convo_id = ANY($1::text[]) ORDER BY convo_id FOR NO KEY UPDATE
-        """
-
-    /// One statement for the whole batch, in `appendMessage`'s order of checks: token replay,
-    /// conversation, membership, msgId (a repeat by the same sender returns the first result),
-    /// frozen (a ReInit commit), epoch, the sender's quota. Accepted messages take dense seqs and event seqs per conversation in input order;
-    /// one counter update and one NOTIFY per conversation. Data-modifying CTEs see the snapshot,
-    /// not each other's rows, so every check reads tables as they were before this statement
-    /// (and after the locks) and only `replay`'s RETURNING carries a result across.
-    ///
-    /// The quota walks each sender's otherwise accepted messages in input order (`quota`, recursive),
-    /// as one `appendMessage` after another would: a message that does not fit is refused alone and
-    /// charges nothing, so a later, smaller one may still fit. The senders' `message_usage` rows are
-    /// locked before this statement, so its snapshot holds their final values.
-    static let appendBatchSQL = """
-        WITH RECURSIVE input AS (
-            SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::bytea[], $6::bytea[],
-                                 $7::int4[], $8::int4[], $9::text[], $10::text[], $11::timestamptz[])
-                WITH ORDINALITY AS i(convo_id, msg_id, epoch, sender, ciphertext, content_hash, size, padded_size,
-                                     iss, jti, until, ord)
-        ),
-        clock AS (SELECT clock_timestamp() AS at),
-        replay AS (
-            INSERT INTO auth_replay AS r (iss, jti, expires_at)
-            SELECT iss, jti, until FROM input WHERE iss IS NOT NULL
-            ON CONFLICT (iss, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at
-                WHERE r.expires_at < (SELECT at FROM clock)
-            RETURNING iss, jti
-        ),
-        checked AS (
-            SELECT i.*, c.epoch AS current_epoch, c.last_seq, c.last_event_seq, c.frozen,
-                   i.iss IS NULL OR r.jti IS NOT NULL AS fresh, m.member IS NOT NULL AS member,
-                   e.seq AS first_seq, e.created_at AS first_at, e.epoch AS first_epoch, e.sender_did AS first_sender,
-                   coalesce(u.bytes, 0) AS used,
-                   message_quota_charge(CASE WHEN i.ciphertext IS NULL THEN 0 ELSE i.size END) AS charge
-            FROM input i
-            LEFT JOIN replay r ON r.iss = i.iss AND r.jti = i.jti
-            -- One index probe per message (LIMIT keeps each a parameterised subquery, and
-            -- plannerSettingsSQL an index scan), never a hash of a whole table.
-            LEFT JOIN LATERAL (SELECT epoch, last_seq, last_event_seq, frozen_epoch IS NOT NULL AS frozen FROM convos
-                               WHERE convo_id = i.convo_id LIMIT 1) c ON true
-            LEFT JOIN LATERAL (SELECT true AS member FROM members
-                               WHERE did = i.sender AND convo_id = i.convo_id AND left_at IS NULL LIMIT 1) m ON true
-            LEFT JOIN LATERAL (SELECT seq, created_at, epoch, sender_did FROM messages
-                               WHERE convo_id = i.convo_id AND msg_id = i.msg_id LIMIT 1) e ON true
-            LEFT JOIN LATERAL (SELECT bytes FROM message_usage WHERE did = i.sender LIMIT 1) u ON true
-        ),
-        verdict AS (
-            SELECT *, CASE
-                WHEN NOT fresh THEN 'replayed'
-                WHEN current_epoch IS NULL THEN 'convoNotFound'
-                WHEN NOT member THEN 'notMember'
-                WHEN first_seq IS NOT NULL AND first_sender <> sender THEN 'messageIdConflict'
-                WHEN first_seq IS NOT NULL THEN 'duplicate'
-                -- RFC 9420 §12.4.2: after a ReInit commit the group is not used to send messages.
-                WHEN frozen THEN 'groupFrozen'
-                WHEN epoch = current_epoch OR ($12 AND epoch = current_epoch - 1) THEN 'stored'
-                ELSE 'epochMismatch' END AS checked_status
-            FROM checked
-        ),
-        candidate AS (
-            SELECT ord, sender, used, charge, row_number() OVER (PARTITION BY sender ORDER BY ord) AS k
-            FROM verdict WHERE checked_status = 'stored'
-        ),
-        quota AS (
-            SELECT sender, k, ord, used + charge <= $14 AS fits,
-                   CASE WHEN used + charge <= $14 THEN used + charge ELSE used END AS total
-            FROM candidate WHERE k = 1
-            UNION ALL
-            SELECT c.sender, c.k, c.ord, q.total + c.charge <= $14,
-                   CASE WHEN q.total + c.charge <= $14 THEN q.total + c.charge ELSE q.total END
-            FROM quota q JOIN candidate c ON c.sender = q.sender AND c.k = q.k + 1
-        ),
-        outcome AS (
-            SELECT v.*, CASE WHEN v.checked_status = 'stored' AND NOT q.fits THEN 'quotaExceeded'
-                             ELSE v.checked_status END AS status,
-                   q.total - CASE WHEN q.fits THEN v.charge ELSE 0 END AS used_before
-            FROM verdict v LEFT JOIN quota q ON q.ord = v.ord
-        ),
-        accepted AS (
-            SELECT o.*, o.last_seq + row_number() OVER w AS seq, o.last_event_seq + row_number() OVER w AS event_seq
-            FROM outcome o WHERE status = 'stored'
-            WINDOW w AS (PARTITION BY convo_id ORDER BY ord)
-        ),
-        stored AS (
-            INSERT INTO messages (convo_id, seq, msg_id, epoch, message_type, sender_did, ciphertext, content_hash,
-                                  size, padded_size, created_at)
-            SELECT convo_id, seq, msg_id, epoch, 'app', sender, ciphertext, content_hash, size, padded_size,
-                   (SELECT at FROM clock)
-            FROM accepted
-        ),
-        logged AS (
-            INSERT INTO events (convo_id, event_seq, type, payload)
-            SELECT convo_id, event_seq, 'messageEvent',
-                   jsonb_build_object('seq', seq, 'msgId', msg_id, 'epoch', epoch, 'sender', sender, 'messageType', 'app')
-            FROM accepted
-        ),
-        counters AS (
-            UPDATE convos c SET last_seq = a.last_seq, last_event_seq = a.last_event_seq,
-                                last_message_at = (SELECT at FROM clock)
-            FROM (SELECT convo_id, max(seq) AS last_seq, max(event_seq) AS last_event_seq
-                  FROM accepted GROUP BY convo_id) a
-            WHERE c.convo_id = a.convo_id
-            RETURNING c.convo_id, c.last_event_seq
-        ),
-        charged AS (
-            UPDATE message_usage u SET bytes = u.bytes + a.bytes
-            FROM (SELECT sender, sum(charge) AS bytes FROM accepted GROUP BY sender) a
-            WHERE u.did = a.sender
-        ),
-        notified AS (SELECT count(pg_notify($13, convo_id || ' ' || last_event_seq)) AS n FROM counters)
-        SELECT o.ord, o.status, coalesce(a.seq, o.first_seq) AS seq, o.used_before,
-               CASE WHEN a.seq IS NULL THEN o.first_at ELSE (SELECT at FROM clock) END AS at,
-               CASE WHEN a.seq IS NULL THEN o.first_epoch ELSE o.epoch END AS epoch,
-               o.current_epoch, (SELECT n FROM notified) AS notified
-        FROM outcome o LEFT JOIN accepted a ON a.ord = o.ord
-        ORDER BY o.ord
-        """
 }
 
 extension StoreError {
@@ -278,7 +159,7 @@ extension StoreError {
     }
 }
 
-/// One row of `appendBatchSQL`'s answer.
+/// One row of `MessageBatchSQL.appendLocked`'s or `appendOptimistic`'s answer.
 private struct BatchRowOutcome {
     let result: Result<AppendedMessage, DeliveryStoreError>
 

@@ -48,9 +48,15 @@ extension Database {
     /// it is not retried: whether the server committed is then unknown.
     public func pipelinedTransaction(_ statements: [PGStatement], isolation: IsolationLevel = .readCommitted,
                                      maxRetries: Int = 5) throws(StoreError) -> [[PGRow]] {
+        try pipelinedTransaction(statements, isolation: isolation, maxRetries: maxRetries, afterCommit: []).rows
+    }
+
+    /// The same with `afterCommit` run once COMMIT succeeded (`PGConnection.pipelinedTransaction(_:isolation:afterCommit:)`).
+    public func pipelinedTransaction(_ statements: [PGStatement], isolation: IsolationLevel = .readCommitted,
+                                     maxRetries: Int = 5, afterCommit: [PGStatement]) throws(StoreError) -> PipelinedCommit {
         do {
             return try retrying(maxRetries: maxRetries, nothingSent: { !$0.sentPipeline }) { connection in
-                try connection.pipelinedTransaction(statements, isolation: isolation)
+                try connection.pipelinedTransaction(statements, isolation: isolation, afterCommit: afterCommit)
             }
         } catch let error as StoreError {
             throw error

@@ -9,6 +9,13 @@ public struct PGStatement: Sendable {
     }
 }
 
+/// What `pipelinedTransaction(_:isolation:afterCommit:)` returns: the committed statements' rows, and
+/// the first failure among the statements that ran after the commit.
+public struct PipelinedCommit: Sendable {
+    public var rows: [[PGRow]]
+    public var afterCommitFailure: StoreError?
+}
+
 extension PGConnection {
     /// Sends every statement at once in libpq's pipeline mode and reads the answers after one
     /// sync: one round trip for the lot (PostgreSQL manual §34.5). Each statement is prepared on
@@ -26,18 +33,33 @@ extension PGConnection {
     /// first failure (the transaction is rolled back and the connection left idle).
     public func pipelinedTransaction(_ statements: [PGStatement],
                                      isolation: IsolationLevel = .readCommitted) throws(StoreError) -> [[PGRow]] {
+        try pipelinedTransaction(statements, isolation: isolation, afterCommit: []).rows
+    }
+
+    /// The same, followed in the same round trip by `afterCommit`, which run once COMMIT has
+    /// succeeded, in a transaction of their own that ends at the sync (and that the server skips
+    /// when the first failed). Their failure does not undo the commit: it is returned, not thrown.
+    ///
+    /// What this is for: a NOTIFY inside a transaction takes a cluster-wide lock that it holds until
+    /// the commit has been flushed to disk (PostgreSQL's async.c, PreCommit_Notify), so concurrent
+    /// notifying transactions commit one at a time. Notifying after the commit, in a transaction
+    /// that writes no WAL, keeps the writers' commits concurrent.
+    public func pipelinedTransaction(_ statements: [PGStatement], isolation: IsolationLevel = .readCommitted,
+                                     afterCommit: [PGStatement]) throws(StoreError) -> PipelinedCommit {
         let results = try sendPipeline([.command("BEGIN ISOLATION LEVEL \(isolation.sql)")]
-            + statements.map { .prepared($0) } + [.command("COMMIT")])
+            + statements.map { .prepared($0) } + [.command("COMMIT")] + afterCommit.map { .prepared($0) })
+        let transaction = results.prefix(statements.count + 2)
         var rows: [[PGRow]] = []
-        for result in results {
+        for result in transaction {
             switch result {
             case .success(let value): rows.append(value)
             case .failure(let error):
                 rollbackIfNeeded()
-                throw firstFailure(in: results) ?? error
+                throw firstFailure(in: Array(transaction)) ?? error
             }
         }
-        return Array(rows.dropFirst().dropLast())
+        return PipelinedCommit(rows: Array(rows.dropFirst().dropLast()),
+                               afterCommitFailure: firstFailure(in: Array(results.suffix(afterCommit.count))))
     }
 
     private enum PipelineItem {

@@ -124,6 +124,50 @@ final class MessageQuotaTests: StoreTestCase {
         // The usage only grew, so every refused message would still not fit.
         for charge in refused.value { XCTAssertGreaterThan(used + charge, quota) }
     }
+
+    /// A batch reads its senders' usage without locking it and charges at its end, under the row
+    /// lock. When another transaction charged the sender meanwhile, the batch is judged again with
+    /// the row locked first: exact, whatever moved under it. It waits only in its last statement.
+    func test_batch_whoseSenderWasChargedMeanwhile_isJudgedByTheNewUsage() throws {
+        let convo = try makeConvo([leaf(0, "alice"), leaf(1, "bob")])
+        _ = try store.appendMessage(message(convo, "a1", bytes: bytes(1000)))
+        XCTAssertEqual(try usage("alice"), 1256)
+        let store = self.store, database = fixture.database
+        let outcomes = Locked<[BatchedAppend]>([])
+        let batchDone = DispatchSemaphore(value: 0)
+        var sawBatchWaitingInItsCharge = false
+        try database.withConnection { other in
+            // Another writer of alice's row (an append on another node, say), not yet committed.
+            try other.execute("BEGIN")
+            try other.execute("UPDATE message_usage SET bytes = bytes + 1000 WHERE did = $1", [did("alice")])
+            // 1256 + 1156 fits 3000 as the batch reads it; 2256 + 1156 does not.
+            let batch = [BatchedMessage(message(convo, "a2", bytes: bytes(900))),
+                         BatchedMessage(message(convo, "b1", sender: "bob", bytes: bytes(10)))]
+            Thread.detachNewThread {
+                outcomes.withLock { $0 = store.appendMessages(batch) }
+                batchDone.signal()
+            }
+            // Until the batch statement itself (not a lock statement before it) waits (bounded).
+            for _ in 0..<2000 where !sawBatchWaitingInItsCharge {
+                sawBatchWaitingInItsCharge = try database.query("""
+                    SELECT count(*) AS n FROM pg_stat_activity
+                    WHERE wait_event_type = 'Lock' AND query LIKE 'WITH RECURSIVE input AS%'
+                    """)[0].int("n") > 0
+                if !sawBatchWaitingInItsCharge { Thread.sleep(forTimeInterval: 0.005) }
+            }
+            try other.execute("COMMIT")
+        }
+        batchDone.wait()
+        XCTAssertTrue(sawBatchWaitingInItsCharge, "the batch never waited for alice's row in its last statement")
+        let results = outcomes.value.map(\.result)
+        XCTAssertEqual(results.count, 2)
+        XCTAssertEqual(results.first, .failure(.messageQuotaExceeded(used: 2256, quota: Self.quota)))
+        XCTAssertEqual(try results.last?.get().seq, 2)
+        XCTAssertEqual(outcomes.value.map(\.replayRecorded), [true, true])
+        XCTAssertEqual(try usage("alice"), 2256)
+        XCTAssertEqual(try usage("bob"), 266)
+        XCTAssertEqual(try store.messages(convoID: convo).messages.map(\.msgID), ["a1", "b1"])
+    }
 }
 
 /// The quota migration on a database that already holds messages: each sender starts charged

@@ -57,4 +57,31 @@ final class PipelineTests: DatabaseTestCase {
         ])
         XCTAssertEqual(try rows[1][0].int("n"), 300_000)
     }
+
+    /// Statements after COMMIT run in the same round trip once the transaction is committed, see
+    /// its rows, and their failure is returned without undoing it; a failed transaction skips them.
+    func test_pipelinedTransaction_afterCommit_runsOnceCommitted_andItsFailureUndoesNothing() throws {
+        try db.execute("CREATE TABLE log (id int PRIMARY KEY, seen int NOT NULL)")
+        let committed = try db.pipelinedTransaction([PGStatement("INSERT INTO items VALUES ($1, $2) RETURNING id", [1, "one"])],
+                                                    afterCommit: [
+            PGStatement("INSERT INTO log SELECT 1, count(*) FROM items RETURNING seen"),
+            PGStatement("INSERT INTO log VALUES (1, 0)"),
+        ])
+        XCTAssertEqual(try committed.rows.map { try $0.map { try $0.int("id") } }, [[1]])
+        XCTAssertEqual(committed.afterCommitFailure, .uniqueViolation(constraint: "log_pkey"))
+        XCTAssertEqual(try db.query("SELECT count(*) FROM items")[0].int(0), 1, "the transaction stays committed")
+        // The after-commit statements share one transaction, which their failure rolled back.
+        XCTAssertEqual(try db.query("SELECT count(*) FROM log")[0].int(0), 0)
+
+        _ = try db.pipelinedTransaction([PGStatement("INSERT INTO items VALUES ($1, $2)", [2, "two"])],
+                                        afterCommit: [PGStatement("INSERT INTO log SELECT 2, count(*) FROM items")])
+        XCTAssertEqual(try db.query("SELECT seen FROM log WHERE id = 2")[0].int("seen"), 2, "it saw the committed rows")
+
+        XCTAssertEqual(storeError {
+            try db.pipelinedTransaction([PGStatement("INSERT INTO items VALUES ($1, $2)", [1, "again"])],
+                                        afterCommit: [PGStatement("INSERT INTO log VALUES (3, 0)")])
+        }, .uniqueViolation(constraint: "items_pkey"))
+        XCTAssertEqual(try db.query("SELECT count(*) FROM log WHERE id = 3")[0].int(0), 0, "skipped after the failure")
+        XCTAssertEqual(try db.query("SELECT count(*) FROM items")[0].int(0), 2)
+    }
 }
