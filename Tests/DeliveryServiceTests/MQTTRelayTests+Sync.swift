@@ -129,4 +129,46 @@ extension MQTTRelayTests {
         XCTAssertEqual(try alice.mqtt.subscribe(alice.syncTopic), .grantedQoS1)
         XCTAssertEqual(try alice.sync().filter { $0.topic == alice.syncTopic }.count, 0)
     }
+
+    /// The hub leaves its news to a Session's catch-up while one is under way, and announces
+    /// news the cache may not hold yet (on its first news of a conversation, an announcement without
+    /// events). A catch-up that then gets only the cache's shorter run must read the rest from the
+    /// log, without a sync: before, the Session stopped at the cache's end and the announced
+    /// messages waited for the next news (the MQTT bench's second run lost its warm-up message so,
+    /// on every subscriber). And a resumed Session reads from the log what arrived while detached.
+    func testCatchUp_ReachesWhatTheHubAnnounced_PastTheCachesEnd_WithoutASync() throws {
+        let service = try service
+        let alice = RelayTestUser(service), bob = RelayTestUser(service)
+        try bob.connect(cleanStart: true, expiry: 300)
+        let convoID = try makeGroup(alice, [bob])
+        XCTAssertEqual(try bob.drain(convoID), [])
+        let session = try XCTUnwrap(service.app.relayBroker?.session(clientID: bob.clientID))
+        // As while a catch-up of Bob's is scheduled: the hub's offers are left to it.
+        session.state.withLock { state in
+            state.dirty.insert(convoID)
+            state.catchUpScheduled = true
+        }
+        // Cached (the hub reads them for Alice, who follows the group), then two in the log only,
+        // then the hub's announcement of the newest event, as on its first news.
+        XCTAssertEqual(try alice.say("one", in: convoID).reasonCode, .success)
+        XCTAssertEqual(try alice.say("two", in: convoID).reasonCode, .success)
+        XCTAssertEqual(try texts(alice.sync(), of: alice, in: convoID), [])
+        try append(["three", "four"], from: alice, in: convoID, through: unannouncedStore(service))
+        let newest = try XCTUnwrap(try unannouncedStore(service).lastEventSeq(convoID: convoID))
+        let position = try XCTUnwrap(session.state.withLock { $0.follows[convoID] })
+        XCTAssertEqual(session.context.source.cache.events(convoID: convoID, after: position, limit: 100)?.count, 2,
+                       "the cache holds one and two, not what follows")
+        session.offer(convoID, events: [], announced: newest)
+        session.state.withLock { $0.catchUpScheduled = false }
+        session.scheduleCatchUp()
+        XCTAssertEqual(try bob.hear(4, in: convoID), ["one", "two", "three", "four"])
+
+        // Detached: one announced and cached, one in the log only; the resumed Session gets both.
+        try bob.mqtt.disconnect()
+        XCTAssertEqual(try alice.say("five", in: convoID).reasonCode, .success)
+        XCTAssertEqual(try texts(alice.sync(), of: alice, in: convoID), [])
+        try append(["six"], from: alice, in: convoID, through: unannouncedStore(service))
+        XCTAssertTrue(try bob.connect(cleanStart: false, expiry: 300).sessionPresent)
+        XCTAssertEqual(try bob.hear(2, in: convoID), ["five", "six"])
+    }
 }

@@ -15,7 +15,8 @@ struct EventSource: Sendable {
 
     /// Up to `batchSize` events after `seq`, from the cache when it holds the next one, else from
     /// the log (and then kept). Fewer than `batchSize` may come from the cache although the log holds
-    /// more: what the hub has not read yet it offers later.
+    /// more: what the hub has not read yet it offers later, or (to a reader that was catching up
+    /// when it announced it) the reader fetches with `logEvents`.
     func events(convoID: String, after seq: Int64) throws -> [PreparedEvent] {
         if let cached = cache.events(convoID: convoID, after: seq, limit: batchSize) { return cached }
         return try logEvents(convoID: convoID, after: seq)

@@ -147,6 +147,9 @@ final class RelayBroker: MQTTBroker, Sendable {
 
     private var attachedSessions: [RelaySession] { sessions.withLock { Array($0.values) } }
 
+    /// The Session of `clientID` on this node, attached or kept (tests).
+    func session(clientID: String) -> RelaySession? { sessions.withLock { $0[clientID] } }
+
     // MARK: The Relay channel (listener thread: hand everything to the workers)
 
     /// `<kind> <key>` (migrations/0012_mqtt_relay.sql): w (Welcomes for a client), k (a client's

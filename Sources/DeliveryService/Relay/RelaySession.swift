@@ -61,6 +61,10 @@ final class RelaySession: EventFollower, Sendable {
         /// Followed conversations a barrier wants read from the log itself, not the cache (each
         /// also in `dirty`).
         var fromLog: Set<String> = []
+        /// The newest event_seq the hub announced per followed conversation. A catch-up reads the
+        /// shared cache, which may end before the log; when it ends short of this, the hub's offer
+        /// came while the catch-up ran (and was left to it), so the next read is from the log.
+        var announced: [String: Int64] = [:]
         /// Seconds the Session outlives its connection (CONNECT's, or DISCONNECT's).
         var expiryInterval: UInt32 = 0
         var ended = false
@@ -101,8 +105,10 @@ final class RelaySession: EventFollower, Sendable {
             for (id, entry) in ordered where entry.packetIdentifier == nil {
                 events.append(.deliver(OutboundMessage(id: id, message: entry.message)))
             }
-            // Everything followed is read again from its position: what arrived while detached.
+            // Everything followed is read again from its position: what arrived while detached, of
+            // which the shared cache may hold only a prefix and no announcement was kept.
             state.dirty.formUnion(state.follows.keys)
+            state.fromLog.formUnion(state.follows.keys)
             state.welcomesDirty = state.subscriptions.values.contains { $0.scope == .topic(.welcome(clientID: identity.clientID)) }
             return (previous, events)
         }
@@ -231,7 +237,7 @@ final class RelaySession: EventFollower, Sendable {
                 state.welcomesHanded.remove(id)
             }
             let behind = !state.dirty.isEmpty || state.welcomesDirty || !state.barriers.isEmpty
-            return (welcome, behind && state.outstanding.count == Self.outstandingLimit / 2)
+            return (welcome, behind && state.outstanding.count <= Self.outstandingLimit / 2)
         }
         if let welcome {
             let store = context.store

@@ -22,6 +22,8 @@ public final class DeliveryServiceApp: Sendable {
     private let events: EventService
     /// The MQTT listener's Relay protocol (MQTT_PORT); nil when it is off.
     private let relay: RelayBroker?
+    /// The MQTT listener's broker, when it runs (tests).
+    var relayBroker: RelayBroker? { relay }
 
     public init(configuration: ServiceConfiguration) throws {
         self.configuration = configuration
