@@ -86,7 +86,6 @@ struct MQTTBench {
             clients.append(client)
         }
         let stop = Atomic<Bool>(false)
-        let debugCounts = Mutex<[Int: Int]>([:])
         let threads = DispatchGroup()
         let lookup = index
         for (number, client) in clients.enumerated() {
@@ -100,7 +99,6 @@ struct MQTTBench {
                 stamps.reserveCapacity(lookup.count)
                 while !stop.load(ordering: .relaxed) {
                     guard let message = try? client.receive(timeout: 0.2) else { continue }
-                    debugCounts.withLock { $0[number, default: 0] += 1 }
                     let now = ProcessClock.now()
                     if let position = lookup[Self.key(message.payload)] {
                         stamps.append((position, now))
@@ -125,8 +123,6 @@ struct MQTTBench {
         guard receipts.warmed == subscribers else {
             stop.store(true, ordering: .relaxed)
             threads.wait()
-            let counts = debugCounts.withLock { $0 }
-            FileHandle.standardError.write("DEBUG received per subscriber: \((0..<subscribers).map { counts[$0] ?? 0 })\n".data(using: .utf8)!)
             throw BenchError.unexpected("\(target.name): \(receipts.warmed) of \(subscribers) subscribers got the warm-up message")
         }
 

@@ -130,10 +130,10 @@ extension MQTTRelayTests {
         XCTAssertEqual(try alice.sync().filter { $0.topic == alice.syncTopic }.count, 0)
     }
 
-    /// The hub leaves its news to a Session's catch-up while one is under way, and announces
-    /// news the cache may not hold yet (on its first news of a conversation, an announcement without
-    /// events). A catch-up that then gets only the cache's shorter run must read the rest from the
-    /// log, without a sync: before, the Session stopped at the cache's end and the announced
+    /// The hub leaves its news to a Session's catch-up while one is under way, and the cache may not
+    /// hold what was announced yet (the hub's first news of a conversation offers no events). A
+    /// catch-up must then not take the cache's shorter run for the end but read the rest from the
+    /// log, without a sync (`EventCache.heard`): before, the Session stopped at the cache's end and the announced
     /// messages waited for the next news (the MQTT bench's second run lost its warm-up message so,
     /// on every subscriber). And a resumed Session reads from the log what arrived while detached.
     func testCatchUp_ReachesWhatTheHubAnnounced_PastTheCachesEnd_WithoutASync() throws {
@@ -158,7 +158,8 @@ extension MQTTRelayTests {
         let position = try XCTUnwrap(session.state.withLock { $0.follows[convoID] })
         XCTAssertEqual(session.context.source.cache.events(convoID: convoID, after: position, limit: 100)?.count, 2,
                        "the cache holds one and two, not what follows")
-        session.offer(convoID, events: [], announced: newest)
+        // The listener heard the newest one announced; the fan-out has not read it yet.
+        session.context.source.cache.heard(convoID: convoID, seq: newest)
         session.state.withLock { $0.catchUpScheduled = false }
         session.scheduleCatchUp()
         XCTAssertEqual(try bob.hear(4, in: convoID), ["one", "two", "three", "four"])

@@ -162,7 +162,7 @@ final class MessageBatchTests: StoreTestCase {
     func test_batchBlockedByACommitInProgress_judgesByTheStateTheCommitLeft() throws {
         let convo = try makeConvo([leaf(0, "alice"), leaf(1, "bob")])
         let application = commit(convo, from: 0, members: [leaf(0, "alice")], departures: [1: .removed])
-        let store = self.store, database = fixture.database
+        let store = self.store
         let outcomes = Locked<[BatchedAppend]>([])
         let batchDone = DispatchSemaphore(value: 0)
         let messages = [
@@ -177,14 +177,8 @@ final class MessageBatchTests: StoreTestCase {
                 outcomes.withLock { $0 = store.appendMessages(messages) }
                 batchDone.signal()
             }
-            // Until the batch's lock statement waits on this transaction's row lock (bounded).
-            for _ in 0..<2000 where !sawBatchWaiting {
-                sawBatchWaiting = try database.query("""
-                    SELECT count(*) AS n FROM pg_stat_activity
-                    WHERE wait_event_type = 'Lock' AND query LIKE '%FOR NO KEY UPDATE%'
-                    """)[0].int("n") > 0
-                if !sawBatchWaiting { Thread.sleep(forTimeInterval: 0.005) }
-            }
+            // Until the batch's lock statement waits on this transaction's row lock.
+            sawBatchWaiting = try fixture.sawALockWait(inStatementWith: "FOR NO KEY UPDATE")
         }
         batchDone.wait()
         XCTAssertTrue(sawBatchWaiting, "the batch never waited on the commit's lock")

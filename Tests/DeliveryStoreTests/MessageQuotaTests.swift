@@ -147,14 +147,8 @@ final class MessageQuotaTests: StoreTestCase {
                 outcomes.withLock { $0 = store.appendMessages(batch) }
                 batchDone.signal()
             }
-            // Until the batch statement itself (not a lock statement before it) waits (bounded).
-            for _ in 0..<2000 where !sawBatchWaitingInItsCharge {
-                sawBatchWaitingInItsCharge = try database.query("""
-                    SELECT count(*) AS n FROM pg_stat_activity
-                    WHERE wait_event_type = 'Lock' AND query LIKE 'WITH RECURSIVE input AS%'
-                    """)[0].int("n") > 0
-                if !sawBatchWaitingInItsCharge { Thread.sleep(forTimeInterval: 0.005) }
-            }
+            // Until the batch statement itself (not a lock statement before it) waits.
+            sawBatchWaitingInItsCharge = try fixture.sawALockWait(inStatementWith: "WITH RECURSIVE input AS")
             try other.execute("COMMIT")
         }
         batchDone.wait()

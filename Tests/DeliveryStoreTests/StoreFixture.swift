@@ -22,6 +22,19 @@ final class StoreFixture {
 
     func drop() { namespace.drop() }
 
+    /// Polls (bounded, about 10 s) until some backend waits on a lock in a statement whose text
+    /// (its first 1 KB, as pg_stat_activity keeps it) contains `text`; false if none did.
+    func sawALockWait(inStatementWith text: String) throws -> Bool {
+        for _ in 0..<2000 {
+            let waiting = try database.query("""
+                SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0
+                """, [text])[0].int("n") > 0
+            if waiting { return true }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return false
+    }
+
     /// One integer from a SQL query, e.g. a count.
     func count(_ sql: String, _ parameters: [(any PGBindable)?] = []) throws -> Int {
         try database.query(sql, parameters)[0].int(0)

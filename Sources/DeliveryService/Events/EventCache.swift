@@ -7,6 +7,12 @@ import Synchronization
 /// extended as the log is read in order and trimmed from the front; the log is append-only, so a
 /// cached event never changes. Bounded by events per conversation and bytes overall (least
 /// recently used conversations go first).
+///
+/// A run shorter than asked for is an answer only if it reaches the newest event_seq known to exist:
+/// announced on the event channel (`heard`), or past a log read that stopped at its batch size.
+/// Otherwise the log holds more that no reader has cached yet, and a reader that took the short
+/// run for the end (a follower catching up while the hub's news went to its catch-up) would stop
+/// short of it.
 final class EventCache: Sendable {
     private struct Entry {
         /// event_seq of `events[0]`.
@@ -14,6 +20,9 @@ final class EventCache: Sendable {
         var events: [PreparedEvent]
         var bytes: Int
         var lastUse: UInt64
+        /// The newest event_seq known to exist: announced on the event channel since the entry was
+        /// made, or one past a log read that did not reach the log's end.
+        var announced: Int64 = 0
     }
 
     private struct State {
@@ -40,15 +49,28 @@ final class EventCache: Sendable {
             state.clock += 1
             entry.lastUse = state.clock
             let start = Int(offset)
-            let slice = Array(entry.events[start..<min(entry.events.count, start + limit)])
+            let end = min(entry.events.count, start + limit)
+            // Short of what was announced: the log has the rest.
+            if end - start < limit, entry.first + Int64(end) - 1 < entry.announced { return nil }
+            let slice = Array(entry.events[start..<end])
             state.entries[convoID] = entry
             return slice
         }
     }
 
+    /// The event channel announced `seq` for the conversation (EventHub's listener, before the
+    /// fan-out reads it).
+    func heard(convoID: String, seq: Int64) {
+        state.withLock { state in
+            guard state.entries[convoID] != nil else { return }
+            state.entries[convoID]!.announced = max(state.entries[convoID]!.announced, seq)
+        }
+    }
+
     /// Keeps `events`, read from the log right after `seq`, when they continue the cached run (or
-    /// start one).
-    func store(convoID: String, after seq: Int64, _ events: [PreparedEvent]) {
+    /// start one). `reachedEnd`: the read got all the log held (fewer than it asked for); if not,
+    /// the log holds at least one more, and a run ending here is no answer to a longer ask.
+    func store(convoID: String, after seq: Int64, _ events: [PreparedEvent], reachedEnd: Bool) {
         guard let firstSeq = events.first?.seq, firstSeq == seq + 1 else { return }
         state.withLock { state in
             state.clock += 1
@@ -60,7 +82,7 @@ final class EventCache: Sendable {
                 // A newer run, past a gap: it replaces the cached one.
                 state.bytes -= entry.bytes
                 state.entries[convoID] = nil
-                entry = Entry(first: firstSeq, events: [], bytes: 0, lastUse: state.clock)
+                entry = Entry(first: firstSeq, events: [], bytes: 0, lastUse: state.clock, announced: entry.announced)
             }
             let next = entry.first + Int64(entry.events.count)
             for event in events where event.seq >= next {
@@ -74,6 +96,7 @@ final class EventCache: Sendable {
                 entry.events.removeFirst(drop)
                 entry.first += Int64(drop)
             }
+            if !reachedEnd, let last = events.last?.seq { entry.announced = max(entry.announced, last + 1) }
             let added = entry.bytes - (state.entries[convoID]?.bytes ?? 0)
             entry.lastUse = state.clock
             state.entries[convoID] = entry

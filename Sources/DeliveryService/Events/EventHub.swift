@@ -193,6 +193,7 @@ final class EventHub: Sendable {
     func announce(_ payload: String) {
         let parts = payload.split(separator: " ")
         guard parts.count == 2, let seq = Int64(parts[1]) else { return }
+        source.cache.heard(convoID: String(parts[0]), seq: seq)
         enqueue(String(parts[0]), seq)
     }
 

@@ -14,9 +14,9 @@ struct EventSource: Sendable {
     let cache = EventCache()
 
     /// Up to `batchSize` events after `seq`, from the cache when it holds the next one, else from
-    /// the log (and then kept). Fewer than `batchSize` may come from the cache although the log holds
-    /// more: what the hub has not read yet it offers later, or (to a reader that was catching up
-    /// when it announced it) the reader fetches with `logEvents`.
+    /// the log (and then kept). Fewer than `batchSize` come from the cache only when they reach what
+    /// this node heard announced (`EventCache.heard`); the log may hold more that nobody announced
+    /// yet, which the hub offers when its news comes.
     func events(convoID: String, after seq: Int64) throws -> [PreparedEvent] {
         if let cached = cache.events(convoID: convoID, after: seq, limit: batchSize) { return cached }
         return try logEvents(convoID: convoID, after: seq)
@@ -30,7 +30,7 @@ struct EventSource: Sendable {
             let inline = logged.message.flatMap { row in row.ciphertext.map({ $0.count <= inlineCiphertextLimit }) ?? true ? row : nil }
             return try PreparedEvent(logged.event, message: inlineCiphertextLimit > 0 ? inline : nil, row: logged.message)
         }
-        cache.store(convoID: convoID, after: seq, prepared)
+        cache.store(convoID: convoID, after: seq, prepared, reachedEnd: prepared.count < batchSize)
         return prepared
     }
 }

@@ -130,7 +130,6 @@ extension RelaySession {
                     state.follows[convoID] = nil
                     state.dirty.remove(convoID)
                     state.fromLog.remove(convoID)
-                    state.announced[convoID] = nil
                     dropped.append(convoID)
                 }
                 return .success
@@ -162,10 +161,8 @@ extension RelaySession {
         var stop = false
         var behind = false
         state.withLock { state in
-            guard let position = state.follows[convoID] else { return }
-            // Remembered detached or mid-catch-up too: the next catch-up goes at least this far.
-            state.announced[convoID] = max(state.announced[convoID] ?? 0, announced)
-            guard state.link != nil, !state.dirty.contains(convoID) else { return }
+            guard state.link != nil, let position = state.follows[convoID] else { return }
+            guard !state.dirty.contains(convoID) else { return }
             stop = consume(convoID, events, in: &state)
             if let now = state.follows[convoID], announced > now || (now == position && announced > position) {
                 state.dirty.insert(convoID)
@@ -210,7 +207,6 @@ extension RelaySession {
                 state.follows[convoID] = nil
                 state.dirty.remove(convoID)
                 state.fromLog.remove(convoID)
-                state.announced[convoID] = nil
                 state.groupInfoEpochs[convoID] = nil
                 return true
             }
@@ -294,12 +290,6 @@ extension RelaySession {
         let stop = state.withLock { state -> Bool in
             let stop = consume(convoID, events[...], in: &state)
             if !stop, events.count == source.batchSize { state.dirty.insert(convoID) }
-            // The cache ended before what the hub announced meanwhile: the rest from the log.
-            if !stop, !fromLog, events.count < source.batchSize, let wanted = state.announced[convoID],
-               let now = state.follows[convoID], now < wanted {
-                state.dirty.insert(convoID)
-                state.fromLog.insert(convoID)
-            }
             // Not all read (a full batch, or the outstanding limit): the rest from the log too.
             if fromLog, state.dirty.contains(convoID) { state.fromLog.insert(convoID) }
             return stop

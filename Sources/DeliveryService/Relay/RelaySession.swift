@@ -61,10 +61,6 @@ final class RelaySession: EventFollower, Sendable {
         /// Followed conversations a barrier wants read from the log itself, not the cache (each
         /// also in `dirty`).
         var fromLog: Set<String> = []
-        /// The newest event_seq the hub announced per followed conversation. A catch-up reads the
-        /// shared cache, which may end before the log; when it ends short of this, the hub's offer
-        /// came while the catch-up ran (and was left to it), so the next read is from the log.
-        var announced: [String: Int64] = [:]
         /// Seconds the Session outlives its connection (CONNECT's, or DISCONNECT's).
         var expiryInterval: UInt32 = 0
         var ended = false
@@ -237,6 +233,8 @@ final class RelaySession: EventFollower, Sendable {
                 state.welcomesHanded.remove(id)
             }
             let behind = !state.dirty.isEmpty || state.welcomesDirty || !state.barriers.isEmpty
+            // At half or below, not only on the way through half: a Session that fell behind while
+            // already below it resumes too (scheduleCatchUp does nothing when one is scheduled).
             return (welcome, behind && state.outstanding.count <= Self.outstandingLimit / 2)
         }
         if let welcome {
