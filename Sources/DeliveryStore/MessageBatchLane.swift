@@ -6,13 +6,13 @@ protocol MessageBatchEntry {
 }
 
 /// One lane of group commit as a value type, free of locks and threads so it can be tested alone:
-/// entries queue up while the lane's leader runs a batch; when it finishes, the first waiting
-/// entry becomes the next leader and takes everything queued by then as its batch. At most one
+/// entries queue up while the lane's leader runs a batch; when it finishes, it takes everything
+/// queued by then as its next batch, and the lane goes idle only when nothing is. At most one
 /// batch per lane is in flight, so entries of one lane are stored in queue order.
 struct MessageBatchLane<Entry: MessageBatchEntry> {
     let maxBatch: Int
     private(set) var queue: [Entry] = []
-    /// Whether a leader is running a batch or about to take one.
+    /// Whether a leader is running a batch.
     private(set) var leading = false
 
     init(maxBatch: Int) {
@@ -34,19 +34,19 @@ struct MessageBatchLane<Entry: MessageBatchEntry> {
         return .lead(takeBatch())
     }
 
-    /// The leader has delivered its batch's results. Returns the entry whose caller leads next
-    /// (it then calls `takeBatch`), or nil when nothing waits and the lane is idle.
-    mutating func finish() -> Entry? {
-        guard let next = queue.first else {
+    /// The leader has delivered its batch's results. Returns its next batch (it keeps the lead), or
+    /// nil when nothing waits and the lane is idle.
+    mutating func finish() -> [Entry]? {
+        guard !queue.isEmpty else {
             leading = false
             return nil
         }
-        return next
+        return takeBatch()
     }
 
     /// The next batch, in queue order: up to `maxBatch` entries, skipping (and keeping queued, in
     /// order) any entry that shares a key with one already taken. The first entry is always taken.
-    mutating func takeBatch() -> [Entry] {
+    private mutating func takeBatch() -> [Entry] {
         var batch: [Entry] = []
         var keys = Set<String>()
         var kept: [Entry] = []

@@ -8,8 +8,13 @@ import Synchronization
 /// at a time (`MessageBatchLane`), so lanes never contend for the same conversation rows and
 /// their commits overlap in PostgreSQL's own group commit. There is no timer: a batch is whatever
 /// queued while the previous one ran, so a lone message goes at once and a busy lane fills its
-/// batches by itself. The caller's thread blocks until its message is committed or refused; the
-/// thread whose message arrives at an idle lane (or is handed the lead) runs the batch.
+/// batches by itself.
+///
+/// A caller does not wait for its batch (`append(_:completion:)`): the thread whose message
+/// arrives at an idle lane runs that lane's batches, one after another, until nothing is queued,
+/// and calls each message's completion as its batch ends. A batch can so hold every message
+/// under way, not only as many as there are threads to wait, and no thread sleeps and wakes per
+/// message. At most one thread per lane is ever busy here.
 public final class MessageBatcher: Sendable {
     private let store: DeliveryStore
     private let lanes: [Lane]
@@ -21,26 +26,32 @@ public final class MessageBatcher: Sendable {
         self.lanes = (0..<lanes).map { _ in Lane(maxBatch: maxBatch) }
     }
 
-    /// Stores `message` in the next batch of its conversation's lane and returns once that batch
-    /// has committed (or failed): a success means committed.
-    public func append(_ message: BatchedMessage) -> BatchedAppend {
-        let ticket = Ticket(message)
+    /// Queues `message` for the next batch of its conversation's lane; `completion` gets its
+    /// outcome once that batch committed (or failed): a success means committed. It runs on the
+    /// thread that ran the batch, which may be this one, before `append` returns; it should be
+    /// quick, since the lane's next batch waits for it.
+    public func append(_ message: BatchedMessage, completion: @escaping @Sendable (BatchedAppend) -> Void) {
+        let ticket = Ticket(message, completion: completion)
         let lane = lanes[Self.laneIndex(message.message.convoID, count: lanes.count)]
-        switch lane.state.withLock({ $0.submit(ticket) }) {
-        case .lead(let batch):
-            run(batch, in: lane)
-        case .wait:
-            if ticket.waitForTurn() == .lead {
-                run(lane.state.withLock { $0.takeBatch() }, in: lane)
-            }
+        guard case .lead(var batch) = lane.state.withLock({ $0.submit(ticket) }) else { return }
+        while true {
+            let outcomes = store.appendMessages(batch.map(\.message))
+            for (ticket, outcome) in zip(batch, outcomes) { ticket.completion(outcome) }
+            guard let next = lane.state.withLock({ $0.finish() }) else { return }
+            batch = next
         }
-        return ticket.outcome
     }
 
-    private func run(_ batch: [Ticket], in lane: Lane) {
-        let outcomes = store.appendMessages(batch.map(\.message))
-        for (ticket, outcome) in zip(batch, outcomes) { ticket.complete(outcome) }
-        if let next = lane.state.withLock({ $0.finish() }) { next.handLead() }
+    /// Stores `message` and returns its outcome once its batch committed (or failed).
+    public func append(_ message: BatchedMessage) -> BatchedAppend {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<BatchedAppend?>(nil)
+        append(message) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return outcome.withLock { $0! }
     }
 
     /// FNV-1a over the id's bytes: stable, and cheap next to the request.
@@ -58,44 +69,17 @@ final class Lane: Sendable {
     init(maxBatch: Int) { state = Mutex(MessageBatchLane(maxBatch: maxBatch)) }
 }
 
-/// One caller's place in a lane: its message, and where it is told to lead or given its outcome.
-final class Ticket: MessageBatchEntry, Sendable {
-    enum Turn: Equatable { case lead, done }
-
+/// One caller's message in a lane, with where its outcome goes.
+struct Ticket: MessageBatchEntry, Sendable {
     let message: BatchedMessage
+    let completion: @Sendable (BatchedAppend) -> Void
     let exclusiveKeys: [String]
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let state = Mutex<(turn: Turn?, outcome: BatchedAppend?)>((nil, nil))
 
-    init(_ message: BatchedMessage) {
+    init(_ message: BatchedMessage, completion: @escaping @Sendable (BatchedAppend) -> Void) {
         self.message = message
+        self.completion = completion
         var keys = ["m\u{0}\(message.message.convoID)\u{0}\(message.message.msgID)"]
         if let replay = message.replay { keys.append("t\u{0}\(replay.iss)\u{0}\(replay.jti)") }
         exclusiveKeys = keys
     }
-
-    /// Blocks until this ticket is handed the lead or its outcome.
-    func waitForTurn() -> Turn {
-        semaphore.wait()
-        return state.withLock { $0.turn! }
-    }
-
-    func handLead() {
-        state.withLock { $0.turn = .lead }
-        semaphore.signal()
-    }
-
-    func complete(_ outcome: BatchedAppend) {
-        let waiting = state.withLock { state in
-            let waiting = state.turn == nil
-            state.outcome = outcome
-            state.turn = .done
-            return waiting
-        }
-        // The leader completes its own ticket too, and does not wait on it.
-        if waiting { semaphore.signal() }
-    }
-
-    /// Set once the ticket's batch has run.
-    var outcome: BatchedAppend { state.withLock { $0.outcome! } }
 }

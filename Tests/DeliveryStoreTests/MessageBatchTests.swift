@@ -1,7 +1,9 @@
 import Basics
+import Dispatch
 import DeliveryStore
 import Foundation
 import Store
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -73,6 +75,36 @@ final class MessageBatchTests: StoreTestCase {
         XCTAssertEqual(try refused[0].result.get().duplicate, false)
         XCTAssertEqual(try refused[1].result.get().duplicate, true)
         XCTAssertEqual(try refused[1].result.get().seq, try refused[0].result.get().seq)
+    }
+
+    func test_aCallerAtABusyLane_returnsAtOnce_andTheLeaderRunsItsBatch_afterCompletingItsOwn() throws {
+        let convo = try makeConvo([leaf(0, "alice"), leaf(1, "bob")])
+        let batcher = MessageBatcher(store: store, lanes: 1, maxBatch: 8)
+        let leader = Thread.current
+        let order = Mutex<[String]>([])
+        let queued = DispatchSemaphore(value: 0)
+        let secondDone = DispatchSemaphore(value: 0)
+        let secondOn = Mutex<Thread?>(nil)
+        let second = BatchedMessage(message(convo, "second", sender: "bob"))
+        batcher.append(BatchedMessage(message(convo, "first"))) { outcome in
+            order.withLock { $0.append("first \((try? outcome.result.get().seq).map(String.init) ?? "failed")") }
+            // While the leader delivers its own batch, another caller arrives: it is queued and
+            // its append returns without waiting for anything.
+            Thread.detachNewThread {
+                batcher.append(second) { outcome in
+                    secondOn.withLock { $0 = Thread.current }
+                    order.withLock { $0.append("second \((try? outcome.result.get().seq).map(String.init) ?? "failed")") }
+                    secondDone.signal()
+                }
+                order.withLock { $0.append("second queued") }
+                queued.signal()
+            }
+            XCTAssertEqual(queued.wait(timeout: .now() + 10), .success)
+        }
+        // The leader's append returned only after the batch it found queued: on this thread.
+        XCTAssertEqual(secondDone.wait(timeout: .now()), .success)
+        XCTAssertEqual(order.withLock { $0 }, ["first 1", "second queued", "second 2"])
+        XCTAssertTrue(secondOn.withLock { $0 } === leader)
     }
 
     func test_concurrentSendersThroughTheBatcher_getDenseUniqueSeqs_inEachSendersOrder() throws {

@@ -38,12 +38,18 @@ enum SendMessage {
             let replay = context.deferredReplay
             let record = replay?.record
             if case .ciphertext = content, attachments.isEmpty, input.idempotencyKey == nil {
-                // The common case: group-committed with concurrent messages (MessageBatcher).
-                let outcome = env.messages.append(BatchedMessage(message, replay: record))
-                if outcome.replayRecorded { replay?.settle() }
-                let stored = try outcome.result.get()
-                return .json(Output(messageId: msgID, receivedAt: Timestamp.rfc3339(stored.receivedAt), seq: stored.seq,
-                                    epoch: stored.epoch))
+                // The common case: group-committed with concurrent messages (MessageBatcher). The
+                // end of its batch answers; the worker goes on to other requests, or runs the lane's
+                // batches while it has any.
+                return .pending(XRPCPendingOutput { complete in
+                    env.messages.append(BatchedMessage(message, replay: record)) { outcome in
+                        if outcome.replayRecorded { replay?.settle() }
+                        complete(outcome.result.mapError { $0 as any Error }.map { stored in
+                            .json(Output(messageId: msgID, receivedAt: Timestamp.rfc3339(stored.receivedAt), seq: stored.seq,
+                                         epoch: stored.epoch))
+                        })
+                    }
+                })
             }
             var recorded = false
             let output = try env.idempotent(context, key: input.idempotencyKey) { tx in

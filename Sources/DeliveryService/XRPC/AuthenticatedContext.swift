@@ -113,10 +113,13 @@ struct ServiceAuth: XRPCMiddleware {
                 }
             } else if let verify {
                 var context = context
-                context.caller = try verify(authorization, context.nsid)
-                var result = next(request, context)
-                result.caller = context.caller
-                return result
+                let caller = try verify(authorization, context.nsid)
+                context.caller = caller
+                return next(request, context).then { result in
+                    var result = result
+                    result.caller = caller
+                    return result
+                }
             } else {
                 refusal = .authenticationRequired
             }
@@ -153,20 +156,32 @@ struct ServiceAuth: XRPCMiddleware {
                          _ context: XRPCRequestContext, next: XRPCNext) throws(AuthError) -> XRPCResult {
         var context = context
         context.caller = claim.did
+        let caller = claim.did
         guard context.method?.recordsReplayInHandler == true else {
             try checks.record(claim)
-            var result = next(request, context)
-            result.caller = claim.did
-            return result
+            return next(request, context).then { result in
+                var result = result
+                result.caller = caller
+                return result
+            }
         }
         let replay = DeferredReplay(claim)
         context.deferredReplay = replay
-        var result = next(request, context)
-        result.caller = claim.did
-        // A token the handler did not record (it failed before its transaction committed) is
-        // recorded now, and a replay answers 401 whatever the handler said.
-        if !replay.isSettled { try checks.record(claim) }
-        return result
+        return next(request, context).then { [metrics] result in
+            var result = result
+            result.caller = caller
+            // A token the handler did not record (it failed before its transaction committed) is
+            // recorded now, and a replay answers 401 whatever the handler said.
+            guard !replay.isSettled else { return result }
+            do throws(AuthError) {
+                try checks.record(claim)
+                return result
+            } catch {
+                let refusal = XRPCError(error)
+                metrics?.authFailures.increment(refusal.name.rawValue)
+                return XRPCResult(refusal)
+            }
+        }
     }
 
     /// Sets the request aside until `did`'s document is fetched, if it may be (nil), or says why not:

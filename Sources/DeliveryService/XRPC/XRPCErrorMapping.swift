@@ -1,4 +1,5 @@
 import ATProto
+import Basics
 import DeliveryStore
 import Store
 
@@ -9,7 +10,25 @@ struct XRPCErrorMapping: Sendable {
     let log: Log
     let metrics: ServiceMetrics?
 
+    /// What an answer and its log line need of the request: Sendable, unlike the context, for a
+    /// pending output that fails on another thread.
+    struct Subject: Sendable {
+        let caller: DID?
+        let requestID: String
+        let nsid: String
+
+        init(_ context: XRPCRequestContext) {
+            caller = context.caller
+            requestID = context.requestID
+            nsid = context.nsid
+        }
+    }
+
     func result(for error: any Error, context: XRPCRequestContext) -> XRPCResult {
+        result(for: error, subject: Subject(context))
+    }
+
+    func result(for error: any Error, subject context: Subject) -> XRPCResult {
         switch error {
         case let error as XRPCError:
             if error.status == 401 { metrics?.authFailures.increment(error.name.rawValue) }
@@ -30,7 +49,7 @@ struct XRPCErrorMapping: Sendable {
         }
     }
 
-    private func storeFailure(_ error: StoreError, context: XRPCRequestContext) -> XRPCError {
+    private func storeFailure(_ error: StoreError, context: Subject) -> XRPCError {
         switch error {
         case .unavailable, .poolTimeout:
             log.warning("database unavailable", ["id": context.requestID, "method": context.nsid])

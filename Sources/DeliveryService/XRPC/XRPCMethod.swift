@@ -7,6 +7,8 @@ public enum XRPCOutput: Sendable {
     case empty
     /// A response the method built itself (a file body, a 206 partial response).
     case http(HTTPResponse)
+    /// The output comes later, from another thread (`XRPCPendingOutput`).
+    case pending(XRPCPendingOutput)
 }
 
 /// One XRPC method: its NSID, HTTP verb, limits and handler. A handler that needs the caller is

@@ -3,12 +3,28 @@ import HTTP
 
 /// What a request came to: the response and, for metrics and the request log, the XRPC error name
 /// it carries and the caller service auth verified.
-public struct XRPCResult {
+public struct XRPCResult: Sendable {
     public var response: HTTPResponse
     public var errorName: XRPCErrorName?
     public var caller: DID?
     /// The request was set aside (it waits for a DID document) and runs again later: no answer yet.
     public var isSetAside = false
+    /// The handler's output comes later (`XRPCOutput.pending`): `response` is a placeholder, and
+    /// what a step does with the answer goes through `then`.
+    var pending: XRPCPendingResult?
+
+    static func pending(_ pending: XRPCPendingResult) -> XRPCResult {
+        var result = XRPCResult(HTTPResponse(status: 503))
+        result.pending = pending
+        return result
+    }
+
+    /// `step` applied to the final result: now, or once a pending one is there.
+    func then(_ step: @escaping @Sendable (XRPCResult) -> XRPCResult) -> XRPCResult {
+        guard let pending else { return step(self) }
+        pending.addStep(step)
+        return self
+    }
 
     static var setAside: XRPCResult {
         var result = XRPCResult(HTTPResponse(status: 503))

@@ -93,12 +93,11 @@ extension XRPCRouter {
     /// path as buffered requests (IP limit, auth from the head's Authorization, DID limit,
     /// metrics, log) with the body left to the handler to read.
     public func respond(to request: HTTPRequest, body: HTTPBodyStream) -> HTTPResponse {
-        dispatch(request, body: XRPCBodyReader(stream: body), resumption: nil).response
+        Self.answer(dispatch(request, body: XRPCBodyReader(stream: body), resumption: nil))
     }
 
     /// The same, set aside while the caller's DID document is fetched (the body waits in the stream).
     public func respond(to request: HTTPRequest, body: HTTPBodyStream, resumption: HTTPResumption) -> HTTPResponse? {
-        let result = dispatch(request, body: XRPCBodyReader(stream: body), resumption: resumption)
-        return result.isSetAside ? nil : result.response
+        Self.answer(dispatch(request, body: XRPCBodyReader(stream: body), resumption: resumption), resumption: resumption)
     }
 }

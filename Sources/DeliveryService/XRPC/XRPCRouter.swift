@@ -80,14 +80,31 @@ public final class XRPCRouter: HTTPResponder {
         return false
     }
 
-    /// Answers without ever setting the request aside (a token whose key is not cached gets 503).
+    /// Answers without ever setting the request aside (a token whose key is not cached gets 503,
+    /// and a pending output is waited for).
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        dispatch(request, body: nil, resumption: nil).response
+        Self.answer(dispatch(request, body: nil, resumption: nil))
     }
 
-    /// The server's call on the worker pool: nil when the request was set aside for a DID document.
+    /// The server's call on the worker pool: nil when the request was set aside for a DID document,
+    /// or answers later through `resumption` (a pending output).
     public func respond(to request: HTTPRequest, resumption: HTTPResumption) -> HTTPResponse? {
-        let result = dispatch(request, body: nil, resumption: resumption)
+        Self.answer(dispatch(request, body: nil, resumption: resumption), resumption: resumption)
+    }
+
+    /// The response now, waiting for a pending one.
+    static func answer(_ result: XRPCResult) -> HTTPResponse {
+        result.pending?.wait().response ?? result.response
+    }
+
+    /// The response now; nil when the request was set aside, or when its pending result will
+    /// answer through `resumption`.
+    static func answer(_ result: XRPCResult, resumption: HTTPResumption) -> HTTPResponse? {
+        if let pending = result.pending {
+            pending.deliver { resumption.respond($0.response) }
+            pending.start()
+            return nil
+        }
         return result.isSetAside ? nil : result.response
     }
 
@@ -129,6 +146,18 @@ public final class XRPCRouter: HTTPResponder {
                 guard let authenticated = context.authenticated(base) else { throw XRPCError.authenticationRequired }
                 output = try streamed.handler(authenticated, context.body ?? XRPCBodyReader(bytes: request.body))
             }
+            if case .pending(let later) = output {
+                let subject = XRPCErrorMapping.Subject(context)
+                return .pending(XRPCPendingResult { pending in
+                    later.start { outcome in
+                        do {
+                            pending.complete(XRPCResult(try response(for: try outcome.get()), caller: subject.caller))
+                        } catch {
+                            pending.complete(errors.result(for: error, subject: subject))
+                        }
+                    }
+                })
+            }
             return XRPCResult(try response(for: output), caller: context.caller)
         } catch {
             return errors.result(for: error, context: context)
@@ -148,6 +177,9 @@ public final class XRPCRouter: HTTPResponder {
             return HTTPResponse(status: 200)
         case .http(let response):
             return response
+        case .pending:
+            // A pending output completes with what it stands for, never with another one.
+            throw XRPCError.internalError
         }
     }
 }

@@ -1,25 +1,32 @@
 import Synchronization
 
-/// A request its responder may set aside while it waits for something that must not hold a worker
-/// thread (a document fetched from elsewhere, say). `respond(to:resumption:)` returns nil after
-/// arranging for `resume()` to be called once the request may run; the server then runs the
-/// responder for it again on the worker pool, with `attempt` one higher. Meanwhile the request
-/// holds no thread: only its connection, which waits as for any answer being computed.
+/// How a responder on the worker pool sets a request aside: it returns nil instead of a response
+/// and later, from any thread, either runs the request again (`resume`, e.g. once a DID document
+/// it waits for is fetched) or answers it (`respond`, e.g. once the batch holding its write has
+/// committed). Meanwhile it holds no worker. Only the first of those calls counts.
 public final class HTTPResumption: Sendable {
     /// How often the request was set aside before this run (0 on its first).
     public let attempt: Int
     private let again: @Sendable () -> Void
+    private let answer: @Sendable (HTTPResponse) -> Void
     private let resumed = Atomic<Bool>(false)
 
-    init(attempt: Int, again: @escaping @Sendable () -> Void) {
+    init(attempt: Int, again: @escaping @Sendable () -> Void, answer: @escaping @Sendable (HTTPResponse) -> Void) {
         self.attempt = attempt
         self.again = again
+        self.answer = answer
     }
 
-    /// Queues the request on the worker pool again. Only the first call counts; call it after (or
-    /// instead of) answering nil, never together with a response.
+    /// Queues the request on the worker pool again. Call it after (or instead of) answering nil,
+    /// never together with a response.
     public func resume() {
         guard !resumed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         again()
+    }
+
+    /// Answers the request that was set aside (the responder returned nil), as if a worker had.
+    public func respond(_ response: HTTPResponse) {
+        guard !resumed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        answer(response)
     }
 }

@@ -199,7 +199,8 @@ final class IOLoop {
     private static func run(attempt: Int, on workers: WorkerPool, _ answer: @escaping @Sendable (HTTPResumption) -> Completion.Payload?,
                             deliver: @escaping @Sendable (Completion.Payload) -> Void) {
         workers.submit {
-            let resumption = HTTPResumption(attempt: attempt) { run(attempt: attempt + 1, on: workers, answer, deliver: deliver) }
+            let resumption = HTTPResumption(attempt: attempt, again: { run(attempt: attempt + 1, on: workers, answer, deliver: deliver) },
+                                            answer: { deliver(.response($0)) })
             if let payload = answer(resumption) { deliver(payload) }
         }
     }

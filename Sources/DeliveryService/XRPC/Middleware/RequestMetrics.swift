@@ -19,11 +19,19 @@ struct RequestMetrics: XRPCMiddleware {
         let result = next(request, context)
         // Counted and logged when it runs again and is answered.
         if result.isSetAside { return result }
+        let nsid = context.nsid, requestID = context.requestID, known = context.method != nil
+        return result.then { [metrics, log] result in
+            Self.record(result, nsid: nsid, requestID: requestID, known: known, start: start, metrics: metrics, log: log)
+        }
+    }
+
+    private static func record(_ result: XRPCResult, nsid: String, requestID: String, known: Bool, start: UInt64,
+                               metrics: ServiceMetrics?, log: Log) -> XRPCResult {
         let elapsed = DispatchTime.now().uptimeNanoseconds &- start
         let status = result.response.status
         if let metrics {
-            metrics.recordRequest(nsid: context.nsid, status: status, nanoseconds: elapsed)
-            if Self.commitMethods.contains(context.nsid) {
+            metrics.recordRequest(nsid: nsid, status: status, nanoseconds: elapsed)
+            if commitMethods.contains(nsid) {
                 if status == 200 {
                     metrics.epochsAdvanced.increment()
                 } else if (400..<500).contains(status), status != 401, status != 429, let name = result.errorName {
@@ -31,8 +39,8 @@ struct RequestMetrics: XRPCMiddleware {
                 }
             }
         }
-        if context.method != nil {
-            RequestLogEntry(requestID: context.requestID, nsid: context.nsid, status: status,
+        if known {
+            RequestLogEntry(requestID: requestID, nsid: nsid, status: status,
                             errorName: result.errorName?.rawValue, durationMicros: elapsed / 1000,
                             caller: result.caller?.rawValue).write(to: log)
         }
