@@ -50,13 +50,7 @@ extension DeliveryStore {
         let items = valid.map { batch[$0] }
         let stored: [BatchedAppend]
         do {
-            do {
-                stored = try appendValidated(items, lockingSenders: false)
-            } catch .database(.queryFailed(sqlState: MessageBatchSQL.quotaMovedState, _)) {
-                // A sender's charge did not fit as the batch read it unlocked (it is near its quota,
-                // or its usage moved meanwhile): again, with the rows locked first, exactly.
-                stored = try appendValidated(items, lockingSenders: true)
-            }
+            stored = try appendInForms(items)
         } catch .database(let error) where error.meansDatabaseUnreachable {
             // Alone, each message would fail the same way.
             stored = items.map { _ in BatchedAppend(result: .failure(.database(error)), replayRecorded: false) }
@@ -65,6 +59,21 @@ extension DeliveryStore {
         }
         for (index, outcome) in zip(valid, stored) { outcomes[index] = outcome }
         return outcomes.map { $0! }
+    }
+
+    /// The batch in its fresh form; after a repeated msgId or token, checked; after a sender's
+    /// charge that did not fit as the batch read it unlocked (it is near its quota, or its usage
+    /// moved meanwhile), locked: exact for every message (`MessageBatchSQL.Form`).
+    private func appendInForms(_ items: [BatchedMessage]) throws(DeliveryStoreError) -> [BatchedAppend] {
+        var form = MessageBatchSQL.Form.fresh
+        while true {
+            do {
+                return try appendValidated(items, form: form)
+            } catch {
+                guard case .database(let failure) = error, let next = form.fallback(after: failure) else { throw error }
+                form = next
+            }
+        }
     }
 
     /// One message in its own transaction: the batch's fallback.
@@ -95,7 +104,7 @@ extension DeliveryStore {
         return nil
     }
 
-    private func appendValidated(_ items: [BatchedMessage], lockingSenders: Bool) throws(DeliveryStoreError) -> [BatchedAppend] {
+    private func appendValidated(_ items: [BatchedMessage], form: MessageBatchSQL.Form) throws(DeliveryStoreError) -> [BatchedAppend] {
         let messages = items.map(\.message)
         guard Set(messages.map { [$0.convoID, $0.msgID] }).count == items.count,
               Set(items.compactMap { $0.replay?.key }).count == items.compactMap(\.replay).count else {
@@ -125,10 +134,10 @@ extension DeliveryStore {
         let senders = PGArray(Array(Set(messages.map(\.senderDID.rawValue))).sorted())
         // Optimistic unless retrying: the senders' quota rows are charged at the statement's end
         // (MessageBatchSQL), or locked first.
-        let quotaLocks = lockingSenders
+        let quotaLocks = form == .locked
             ? [PGStatement(MessageQuotaSQL.ensureUsage, [senders]), PGStatement(MessageQuotaSQL.lockUsage, [senders])] : []
-        let statements = [PGStatement(MessageBatchSQL.plannerSettings), PGStatement(MessageBatchSQL.lockConvos, [PGArray(convoIDs)])]
-            + quotaLocks + [PGStatement(lockingSenders ? MessageBatchSQL.appendLocked : MessageBatchSQL.appendOptimistic, parameters)]
+        let statements = [PGStatement(MessageBatchSQL.lockConvos, [PGArray(convoIDs)])]
+            + quotaLocks + [PGStatement(form.sql, parameters)]
         let announce = PGStatement(MessageBatchSQL.announce, [configuration.eventChannel, PGArray(convoIDs)])
         let committed = try guarded { try database.pipelinedTransaction(statements, afterCommit: [announce]) }
         if committed.afterCommitFailure != nil {
@@ -159,7 +168,7 @@ extension StoreError {
     }
 }
 
-/// One row of `MessageBatchSQL.appendLocked`'s or `appendOptimistic`'s answer.
+/// One row of the append's answer, in any of its forms (`MessageBatchSQL.Form`).
 private struct BatchRowOutcome {
     let result: Result<AppendedMessage, DeliveryStoreError>
 

@@ -1,29 +1,37 @@
-/// The statements of a sendMessage batch (`DeliveryStore.appendMessages`), in pipeline order:
-/// `plannerSettings`, `lockConvos`, (for `appendLocked`: `MessageQuotaSQL.ensureUsage` and
-/// `lockUsage`), the append itself, COMMIT, then `announce`.
-///
-/// The append comes in two forms built from the same parts. `appendOptimistic` is the common one:
-/// the senders' `message_usage` rows are read without their locks and charged, each under its row
-/// lock, at the statement's very end, only if the charge still fits; `message_quota_settle`
-/// (migration 0013) aborts the batch with `quotaMovedState` unless every sender was charged.
-/// Locking the rows first would make every batch of a sender wait for the commit of the batch
-/// before it, whatever its lane: one fsync at a time for a sender who writes to many
-/// conversations. `appendLocked` runs after such an abort, with the rows locked before its
-/// snapshot, and answers each message exactly, refusing the ones over the quota alone.
-enum MessageBatchSQL {
-    /// For the rest of the transaction: every table lookup of these statements is an index probe
-    /// by key, and must stay one. A plan cached while a table looked small (statistics lag a
-    /// fast-growing messages table by up to a minute) would otherwise scan the whole table. With
-    /// the plan thus fixed, the generic plan is used from the first run: no planning per batch.
-    static let plannerSettings = """
-        SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)
-        """
+import Store
 
+/// The statements of a sendMessage batch (`DeliveryStore.appendMessages`), in pipeline order:
+/// `lockConvos`, (for `Form.locked`: `MessageQuotaSQL.ensureUsage` and `lockUsage`), the append
+/// itself, COMMIT, then `announce`.
+///
+/// The append comes in three forms (`Form`) built from the same parts, each the fallback of the one
+/// before for what it assumed:
+/// - `fresh`, the common one, assumes no message repeats a stored msgId and no token was used
+///   before: no probe per message for either, plain inserts whose unique indexes refuse a repeat
+///   (`repeatConstraints`: the whole batch rolls back and runs `checked`);
+/// - `checked` probes both, and answers a repeated msgId with its first result and a used token
+///   with `replayed`, per message;
+/// - both read the senders' `message_usage` rows without their locks and charge them, each under
+///   its row lock, at the statement's very end, only if the charge still fits;
+///   `message_quota_settle` (migration 0013) aborts the batch with `quotaMovedState` unless every
+///   sender was charged. Locking the rows first would make every batch of a sender wait for the
+///   commit of the batch before it, whatever its lane: one fsync at a time for a sender who writes
+///   to many conversations. `locked` runs after such an abort, with the rows locked before its
+///   snapshot, and answers each message exactly, refusing the ones over the quota alone.
+enum MessageBatchSQL {
     /// Row locks in a fixed order: two batches sharing conversations never wait on each other in
     /// a cycle. FOR NO KEY UPDATE excludes other writers (commits lock FOR UPDATE) but not the
     /// key-share locks of foreign-key checks.
+    ///
+    /// It also fixes, for the rest of the transaction, the plan of the append: every table lookup
+    /// there is an index probe by key, and must stay one. A plan cached while a table looked small
+    /// (statistics lag a fast-growing messages table by up to a minute) would otherwise scan the
+    /// whole table. With the plan thus fixed, the generic plan is used from the first run: no
+    /// planning per batch.
     static let lockConvos = """
-        SELECT convo_id FROM convos WHERE convo_id = ANY($1::text[]) ORDER BY convo_id FOR NO KEY UPDATE
+        SELECT convo_id FROM convos,
+            (SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)) AS plan
+        WHERE convo_id = ANY($1::text[]) ORDER BY convo_id FOR NO KEY UPDATE OF convos
         """
 
     /// The news of a committed batch on the event channel, `<convo_id> <last_event_seq>` for each
@@ -36,9 +44,33 @@ enum MessageBatchSQL {
 
     /// SQLSTATE of `message_quota_settle`'s refusal (migration 0013).
     static let quotaMovedState = "CB001"
+    /// The unique indexes that refuse a `fresh` batch's repeated msgId or used token.
+    static let repeatConstraints: Set<String> = ["messages_msg_id_unique", "auth_replay_pkey"]
 
-    static let appendOptimistic = append(lockedSenders: false)
-    static let appendLocked = append(lockedSenders: true)
+    enum Form {
+        case fresh, checked, locked
+
+        /// The form to run after this one failed with `error`, if any.
+        func fallback(after error: StoreError) -> Form? {
+            switch (self, error) {
+            case (.fresh, .uniqueViolation(let constraint?)) where repeatConstraints.contains(constraint): .checked
+            case (.fresh, .queryFailed(quotaMovedState, _)), (.checked, .queryFailed(quotaMovedState, _)): .locked
+            default: nil
+            }
+        }
+
+        var sql: String {
+            switch self {
+            case .fresh: MessageBatchSQL.appendFresh
+            case .checked: MessageBatchSQL.appendChecked
+            case .locked: MessageBatchSQL.appendLocked
+            }
+        }
+    }
+
+    private static let appendFresh = append(probingRepeats: false, lockedSenders: false)
+    private static let appendChecked = append(probingRepeats: true, lockedSenders: false)
+    private static let appendLocked = append(probingRepeats: true, lockedSenders: true)
 
     /// One statement for the whole batch, in `appendMessage`'s order of checks: token replay,
     /// conversation, membership, msgId (a repeat by the same sender returns the first result),
@@ -52,7 +84,7 @@ enum MessageBatchSQL {
     /// Parameters: `$1`…`$11` one array entry per message (convo, msgId, epoch, sender,
     /// ciphertext, content hash, size, padded size, token iss, jti, replay record's end), `$12`
     /// whether the previous epoch is accepted, `$13` the quota.
-    private static func append(lockedSenders: Bool) -> String {
+    private static func append(probingRepeats: Bool, lockedSenders: Bool) -> String {
         """
         WITH RECURSIVE input AS (
             SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::bytea[], $6::bytea[],
@@ -64,26 +96,28 @@ enum MessageBatchSQL {
         replay AS (
             INSERT INTO auth_replay AS r (iss, jti, expires_at)
             SELECT iss, jti, until FROM input WHERE iss IS NOT NULL
+            \(probingRepeats ? """
             ON CONFLICT (iss, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at
                 WHERE r.expires_at < (SELECT at FROM clock)
+            """ : "")
             RETURNING iss, jti
         ),
         checked AS (
             SELECT i.*, c.epoch AS current_epoch, c.last_seq, c.last_event_seq, c.frozen,
-                   i.iss IS NULL OR r.jti IS NOT NULL AS fresh, m.member IS NOT NULL AS member,
+                   \(probingRepeats ? "i.iss IS NULL OR r.jti IS NOT NULL" : "true") AS fresh, m.member IS NOT NULL AS member,
                    e.seq AS first_seq, e.created_at AS first_at, e.epoch AS first_epoch, e.sender_did AS first_sender,
                    \(lockedSenders ? "coalesce(u.bytes, 0)" : "NULL::int8") AS used,
                    message_quota_charge(CASE WHEN i.ciphertext IS NULL THEN 0 ELSE i.size END) AS charge
             FROM input i
-            LEFT JOIN replay r ON r.iss = i.iss AND r.jti = i.jti
+            \(probingRepeats ? "LEFT JOIN replay r ON r.iss = i.iss AND r.jti = i.jti" : "")
             -- One index probe per message (LIMIT keeps each a parameterised subquery, and
-            -- plannerSettings an index scan), never a hash of a whole table.
+            -- lockConvos's settings an index scan), never a hash of a whole table.
             LEFT JOIN LATERAL (SELECT epoch, last_seq, last_event_seq, frozen_epoch IS NOT NULL AS frozen FROM convos
                                WHERE convo_id = i.convo_id LIMIT 1) c ON true
             LEFT JOIN LATERAL (SELECT true AS member FROM members
                                WHERE did = i.sender AND convo_id = i.convo_id AND left_at IS NULL LIMIT 1) m ON true
             LEFT JOIN LATERAL (SELECT seq, created_at, epoch, sender_did FROM messages
-                               WHERE convo_id = i.convo_id AND msg_id = i.msg_id LIMIT 1) e ON true
+                               WHERE \(probingRepeats ? "" : "false AND ")convo_id = i.convo_id AND msg_id = i.msg_id LIMIT 1) e ON true
             \(lockedSenders ? "LEFT JOIN LATERAL (SELECT bytes FROM message_usage WHERE did = i.sender LIMIT 1) u ON true" : "")
         ),
         verdict AS (
