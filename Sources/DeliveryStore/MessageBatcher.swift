@@ -20,7 +20,7 @@ public final class MessageBatcher: Sendable {
     private let lanes: [Lane]
 
     /// `lanes` should stay well below the pool size: each running batch holds one connection.
-    public init(store: DeliveryStore, lanes: Int = 2, maxBatch: Int = 128) {
+    public init(store: DeliveryStore, lanes: Int = 1, maxBatch: Int = 128) {
         precondition(lanes >= 1 && maxBatch >= 1)
         self.store = store
         self.lanes = (0..<lanes).map { _ in Lane(maxBatch: maxBatch) }
