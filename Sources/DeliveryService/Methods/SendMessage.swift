@@ -1,4 +1,5 @@
 import Basics
+import Dispatch
 import DeliveryStore
 import Lexicon
 import MLS
@@ -43,11 +44,20 @@ enum SendMessage {
                 // batches while it has any.
                 return .pending(XRPCPendingOutput { complete in
                     env.messages.append(BatchedMessage(message, replay: record)) { outcome in
-                        if outcome.replayRecorded { replay?.settle() }
-                        complete(outcome.result.mapError { $0 as any Error }.map { stored in
+                        let output = outcome.result.mapError { $0 as any Error }.map { stored -> XRPCOutput in
                             .json(Output(messageId: msgID, receivedAt: Timestamp.rfc3339(stored.receivedAt), seq: stored.seq,
                                          epoch: stored.epoch))
-                        })
+                        }
+                        guard outcome.replayRecorded || replay == nil else {
+                            // The token is then recorded on the answer's way back (ServiceAuth), which
+                            // waits on the database: not on the lane's thread, whose next batch (and,
+                            // with the database gone, every other failed message's record) would
+                            // wait behind it.
+                            DispatchQueue.global().async { complete(output) }
+                            return
+                        }
+                        replay?.settle()
+                        complete(output)
                     }
                 })
             }
