@@ -27,8 +27,11 @@ let package = Package(
 
         // Value types every layer may share, with no dependencies: DID, hex, base64, `$bytes`, IP addresses.
         .target(name: "Basics"),
+        // Strict RFC 8259 JSON: the Codable coder of request and response bodies, and the direct
+        // object reader and writer that the hottest lexicon types use instead of Codable's containers.
+        .target(name: "JSON", dependencies: ["Basics"]),
         // The XRPC input and output types of lexicon/*.json, shared by the service and the client.
-        .target(name: "Lexicon", dependencies: ["Basics"]),
+        .target(name: "Lexicon", dependencies: ["Basics", "JSON"]),
         // Thin safe wrappers over libsodium and OpenSSL: the only crypto code that touches C.
         .target(name: "Primitives", dependencies: ["CSodium", "COpenSSL"]),
         // RFC 9420 core: knows nothing of HTTP or SQL.
@@ -67,11 +70,11 @@ let package = Package(
         // The delivery service's tables and the SQL that keeps them consistent (epoch-guarded commits).
         .target(name: "DeliveryStore", dependencies: ["Basics", "Store"]),
         // XRPC routes and the blue.catbird.mls.* methods.
-        .target(name: "DeliveryService", dependencies: ["Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore", "MQTT", "MQTTServer"]),
+        .target(name: "DeliveryService", dependencies: ["Basics", "JSON", "Lexicon", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore", "MQTT", "MQTTServer"]),
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
 
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
-        .target(name: "MLSClient", dependencies: ["Basics", "Lexicon", "MLS", "Primitives", "HTTP", "ATProto", "MQTT", "MQTTClient"]),
+        .target(name: "MLSClient", dependencies: ["Basics", "JSON", "Lexicon", "MLS", "Primitives", "HTTP", "ATProto", "MQTT", "MQTTClient"]),
         .executableTarget(name: "catbird-mls", dependencies: [
             "MLSClient", "Basics", "Lexicon", "MLS", "ATProto", "HTTP", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -84,14 +87,15 @@ let package = Package(
         .target(name: "MLSTestSupport", dependencies: ["MLS", "Primitives"], path: "Tests/MLSTestSupport"),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
         // Reads lexicon/*.json and checks the Lexicon types field by field.
-        .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics"]),
+        .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics", "JSON"]),
+        .testTarget(name: "JSONTests", dependencies: ["Basics", "JSON"]),
         .testTarget(name: "PrimitivesTests", dependencies: ["Basics", "Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors", "MLSMutations", "MLSTestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["Basics", "HTTP"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"], exclude: ["Fixtures"]),
         .testTarget(name: "MQTTServerTests", dependencies: ["MQTT", "MQTTServer", "MQTTClient", "HTTP"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
-        .testTarget(name: "ATProtoTests", dependencies: ["Basics", "ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
+        .testTarget(name: "ATProtoTests", dependencies: ["Basics", "JSON", "ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
         .testTarget(name: "DeliveryStoreTests", dependencies: ["Basics", "DeliveryStore", "Store", "TestSupport"]),
         // The end-to-end walkthrough runs the real service in-process; the client library itself stays free of it.
         .testTarget(name: "MLSClientTests", dependencies: [

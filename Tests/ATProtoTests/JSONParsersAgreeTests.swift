@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ATProto
+@testable import JSON
 
 /// The two strict parsers (`JSONTape` under StrictJSON, `JSONValue` for JWTs) accept and refuse
 /// the same documents: random documents from a small grammar, then each mutated byte by byte.

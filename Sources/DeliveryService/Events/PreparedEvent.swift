@@ -1,5 +1,6 @@
 import ATProto
 import DeliveryStore
+import JSON
 import Lexicon
 
 /// One event of a conversation's log, encoded once for every subscriber: the JSON object without

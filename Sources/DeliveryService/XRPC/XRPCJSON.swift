@@ -1,6 +1,7 @@
 import ATProto
+import JSON
 
-/// JSON in and out of XRPC methods, through ATProto's strict coder (Foundation's costs several times
+/// JSON in and out of XRPC methods, through the JSON module's strict coder (Foundation's costs several times
 /// more per request on Linux). Input failures become 400 InvalidRequest naming the field.
 public enum XRPCJSON {
     public static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(XRPCError) -> T {

@@ -2,6 +2,7 @@ import ATProto
 import Dispatch
 import Foundation
 import HTTP
+import JSON
 
 /// A client for the `blue.catbird.mls.*` XRPC methods (API.md). Each call is one blocking HTTP
 /// exchange on `HTTPClient`, run off the caller's task; retries follow `RetryPolicy` and mint a fresh

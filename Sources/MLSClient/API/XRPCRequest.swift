@@ -1,5 +1,6 @@
 import ATProto
 import Foundation
+import JSON
 
 /// One XRPC call before it is sent: a query (GET with parameters) or a procedure (POST with a body).
 public struct XRPCRequest: Sendable {

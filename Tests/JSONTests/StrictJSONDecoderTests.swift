@@ -1,7 +1,7 @@
 import Basics
 import Foundation
 import XCTest
-@testable import ATProto
+@testable import JSON
 
 final class StrictJSONDecoderTests: XCTestCase {
     private struct Item: Codable, Equatable {

@@ -1,5 +1,5 @@
 import XCTest
-@testable import ATProto
+@testable import JSON
 
 /// The word-at-a-time scan against a byte-at-a-time one, on every special byte at every position
 /// of a word and on random buffers.
