@@ -13,12 +13,22 @@ final class JSONStreamEncoder: Encoder, SingleValueEncodingContainer {
     // the run-time check cost more than any other part of encoding a small object.
     @exclusivity(unchecked) private var state = JSONStreamState()
     @exclusivity(unchecked) private var path: [any CodingKey] = []
+    private let objects: JSONObjectCoding
     let userInfo: [CodingUserInfoKey: Any] = [:]
+
+    init(objects: JSONObjectCoding = .direct) {
+        self.objects = objects
+    }
 
     var codingPath: [any CodingKey] { path }
     var output: [UInt8] { state.output }
 
     func encodeTopLevel<T: Encodable>(_ value: T) throws {
+        if objects == .direct, let objectType = T.self as? any JSONObjectEncodable.Type {
+            _ = state.beginSingleValue()
+            write(value, as: objectType)
+            return
+        }
         try value.encode(to: self)
         state.closeFrames(downTo: 0)
         if let failure = state.failure {
@@ -75,6 +85,10 @@ final class JSONStreamEncoder: Encoder, SingleValueEncodingContainer {
             state.write(strings: value as! [String])
             return
         }
+        if objects == .direct, let objectType = T.self as? any JSONObjectEncodable.Type {
+            write(value, as: objectType)
+            return
+        }
         let saved = state.beginValue()
         path.append(key())
         defer { path.removeLast() }
@@ -85,6 +99,11 @@ final class JSONStreamEncoder: Encoder, SingleValueEncodingContainer {
             throw error
         }
         state.endValue(restoring: saved)
+    }
+
+    /// A `JSONObjectEncodable` value through its own `encode(json:)`; `T` is `U` itself.
+    private func write<T, U: JSONObjectEncodable>(_ value: T, as type: U.Type) {
+        state.write(object: value as! U)
     }
 
     // MARK: Scalars in containers

@@ -122,36 +122,23 @@ struct JSONStreamState {
     }
 
     mutating func write(strings: [String]) {
-        output.append(UInt8(ascii: "["))
-        for (index, string) in strings.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONWriter.appendString(string, to: &output)
-        }
-        output.append(UInt8(ascii: "]"))
+        JSONWriter.appendStrings(strings, to: &output)
     }
 
     /// `ATBytes`' own encoding, `{"$bytes":"<base64, no padding>"}`, written directly.
     mutating func write(bytes: ATBytes) {
-        output.append(contentsOf: JSONWriter.bytesPrefix)
-        Base64.append(bytes.bytes, padding: false, to: &output)
-        output.append(contentsOf: JSONWriter.bytesSuffix)
+        JSONWriter.appendBytes(bytes, to: &output)
     }
 
     mutating func write<T: FixedWidthInteger>(integer value: T) {
-        if value == 0 {
-            output.append(UInt8(ascii: "0"))
-            return
-        }
-        // Digits of the magnitude, least significant first, then reversed in place.
-        if value < 0 { output.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        let start = output.count
-        while magnitude > 0 {
-            let (quotient, digit) = magnitude.quotientAndRemainder(dividingBy: 10)
-            output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: digit))
-            magnitude = quotient
-        }
-        output[start...].reverse()
+        JSONWriter.appendInteger(value, to: &output)
+    }
+
+    /// A `JSONObjectEncodable` value, written by its own `encode(json:)` into this output.
+    mutating func write(object value: some JSONObjectEncodable) {
+        var writer = JSONObjectWriter(taking: &output)
+        value.encode(json: &writer)
+        writer.finish(into: &output)
     }
 
     /// False for NaN and infinities, which JSON cannot carry.

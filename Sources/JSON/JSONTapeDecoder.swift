@@ -9,12 +9,14 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
     // value decodes itself, so no two accesses can overlap (as in JSONStreamEncoder).
     @exclusivity(unchecked) private(set) var index: Int
     @exclusivity(unchecked) private(set) var path: JSONCodingPath
+    let objects: JSONObjectCoding
     let userInfo: [CodingUserInfoKey: Any] = [:]
 
-    init(tape: JSONTape, index: Int, path: JSONCodingPath) {
+    init(tape: JSONTape, index: Int, path: JSONCodingPath, objects: JSONObjectCoding = .direct) {
         self.tape = tape
         self.index = index
         self.path = path
+        self.objects = objects
     }
 
     var codingPath: [any CodingKey] { path.keys }
@@ -37,6 +39,9 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
         if T.self == String.self { return try readString(at: node, path: path()) as! T }
         if T.self == ATBytes.self { return try readBytes(at: node, path: path()) as! T }
         if T.self == [String].self { return try readStrings(at: node, path: path()) as! T }
+        if objects == .direct, let objectType = T.self as? any JSONObjectDecodable.Type {
+            return try readObject(objectType, as: T.self, at: node, path: path())
+        }
         let path = path()
         let savedIndex = index, savedPath = self.path
         index = node
@@ -46,6 +51,29 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
             self.path = savedPath
         }
         return try T(from: self)
+    }
+
+    /// A `JSONObjectDecodable` value through its own `init(json:)`; `T` is `U` itself.
+    private func readObject<U: JSONObjectDecodable, T>(_ type: U.Type, as: T.Type, at node: Int, path: JSONCodingPath) throws -> T {
+        // What Codable's `container(keyedBy:)` checks first.
+        try expect(.object, at: node, as: [String: Any].self, path: path)
+        return try U(json: JSONObjectReader(decoder: self, object: node, path: path)) as! T
+    }
+
+    /// An array of `JSONObjectDecodable` values, with the checks `Array.init(from:)` makes through
+    /// an unkeyed container and, per element, `readObject`'s.
+    func readObjects<T: JSONObjectDecodable>(_ type: T.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> [T] {
+        try expect(.array, at: node, as: [Any].self, path: path())
+        let arrayPath = path()
+        var values: [T] = []
+        values.reserveCapacity(tape.nodes[node].count)
+        var element = node + 1
+        while element < tape.nodes[node].next {
+            try expect(.object, at: element, as: [String: Any].self, path: .index(values.count, arrayPath))
+            values.append(try T(json: JSONObjectReader(decoder: self, object: element, path: arrayPath, element: values.count)))
+            element = tape.nodes[element].next
+        }
+        return values
     }
 
     // MARK: Reading scalars

@@ -1,4 +1,7 @@
-/// JSON text output shared by the stream encoder: string escaping and number text.
+import Basics
+
+/// JSON text output shared by the stream encoder and the object writer: string escaping, number
+/// text, `$bytes`.
 enum JSONWriter {
     static let trueText: [UInt8] = Array("true".utf8)
     static let falseText: [UInt8] = Array("false".utf8)
@@ -49,5 +52,38 @@ enum JSONWriter {
         var text = Substring(description)
         if text.hasSuffix(".0") { text.removeLast(2) }
         out.append(contentsOf: text.utf8)
+    }
+
+    static func appendStrings(_ strings: [String], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for (index, string) in strings.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(string, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    /// `ATBytes`' own encoding, `{"$bytes":"<base64, no padding>"}`.
+    static func appendBytes(_ bytes: ATBytes, to out: inout [UInt8]) {
+        out.append(contentsOf: bytesPrefix)
+        Base64.append(bytes.bytes, padding: false, to: &out)
+        out.append(contentsOf: bytesSuffix)
+    }
+
+    static func appendInteger<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
+        if value == 0 {
+            out.append(UInt8(ascii: "0"))
+            return
+        }
+        // Digits of the magnitude, least significant first, then reversed in place.
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = out.count
+        while magnitude > 0 {
+            let (quotient, digit) = magnitude.quotientAndRemainder(dividingBy: 10)
+            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: digit))
+            magnitude = quotient
+        }
+        out[start...].reverse()
     }
 }

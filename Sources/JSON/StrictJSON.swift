@@ -8,13 +8,17 @@
 /// never escapes `/`, refuses non-finite numbers, and writes doubles with an integral value without
 /// ".0", as Foundation does.
 public enum StrictJSON {
-    public static func decode<T: Decodable>(_ type: T.Type = T.self, from bytes: [UInt8]) throws -> T {
-        let decoder = JSONTapeDecoder(tape: try JSONTape(parsing: bytes), index: 0, path: .root)
-        return try T(from: decoder)
+    /// `objects: .codable` decodes `JSONObjectDecodable` types through Codable too (for the tests
+    /// that hold the two paths to each other).
+    public static func decode<T: Decodable>(
+        _ type: T.Type = T.self, from bytes: [UInt8], objects: JSONObjectCoding = .direct
+    ) throws -> T {
+        let decoder = JSONTapeDecoder(tape: try JSONTape(parsing: bytes), index: 0, path: .root, objects: objects)
+        return try decoder.decode(T.self, at: 0, path: .root)
     }
 
-    public static func encode(_ value: some Encodable) throws -> [UInt8] {
-        let encoder = JSONStreamEncoder()
+    public static func encode(_ value: some Encodable, objects: JSONObjectCoding = .direct) throws -> [UInt8] {
+        let encoder = JSONStreamEncoder(objects: objects)
         try encoder.encodeTopLevel(value)
         return encoder.output
     }

@@ -1,0 +1,119 @@
+import Basics
+
+/// One JSON object being written by a `JSONObjectEncodable` type, member by member, straight into
+/// the encoder's output. Mirrors `KeyedEncodingContainer`: `encode` writes a member, `encodeIfPresent`
+/// leaves out a nil one (as synthesized conformances do). The text of every value is the stream
+/// encoder's own (`JSONWriter`), so both paths write the same bytes.
+public struct JSONObjectWriter {
+    // Usable from inlinable code: the members that take a `JSONObjectEncodable` are inlined into
+    // their callers, so that they run specialized for the caller's type (unspecialized, each
+    // element of an array would be copied through value witnesses and its type metadata looked up).
+    @usableFromInline var output: [UInt8] = []
+    @usableFromInline var isEmpty = true
+
+    /// Takes `output` over (no copy) and opens the object.
+    @usableFromInline init(taking output: inout [UInt8]) {
+        swap(&self.output, &output)
+        self.output.append(UInt8(ascii: "{"))
+    }
+
+    /// Closes the object and hands the output back.
+    @usableFromInline mutating func finish(into output: inout [UInt8]) {
+        self.output.append(UInt8(ascii: "}"))
+        swap(&self.output, &output)
+    }
+
+    @usableFromInline mutating func begin(_ key: any CodingKey) {
+        if !isEmpty { output.append(UInt8(ascii: ",")) }
+        isEmpty = false
+        JSONWriter.appendString(key.stringValue, to: &output)
+        output.append(UInt8(ascii: ":"))
+    }
+
+    @inlinable mutating func append(object value: some JSONObjectEncodable) {
+        var nested = JSONObjectWriter(taking: &output)
+        value.encode(json: &nested)
+        nested.finish(into: &output)
+    }
+
+    // MARK: Members
+
+    public mutating func encode(_ value: String, forKey key: any CodingKey) {
+        begin(key)
+        JSONWriter.appendString(value, to: &output)
+    }
+
+    public mutating func encode(_ value: Bool, forKey key: any CodingKey) {
+        begin(key)
+        output.append(contentsOf: value ? JSONWriter.trueText : JSONWriter.falseText)
+    }
+
+    public mutating func encode(_ value: Int, forKey key: any CodingKey) {
+        begin(key)
+        JSONWriter.appendInteger(value, to: &output)
+    }
+
+    public mutating func encode(_ value: Int64, forKey key: any CodingKey) {
+        begin(key)
+        JSONWriter.appendInteger(value, to: &output)
+    }
+
+    public mutating func encode(_ value: ATBytes, forKey key: any CodingKey) {
+        begin(key)
+        JSONWriter.appendBytes(value, to: &output)
+    }
+
+    public mutating func encode(_ value: [String], forKey key: any CodingKey) {
+        begin(key)
+        JSONWriter.appendStrings(value, to: &output)
+    }
+
+    @inlinable public mutating func encode<T: JSONObjectEncodable>(_ value: T, forKey key: any CodingKey) {
+        begin(key)
+        append(object: value)
+    }
+
+    @inlinable public mutating func encode<T: JSONObjectEncodable>(_ values: [T], forKey key: any CodingKey) {
+        begin(key)
+        output.append(UInt8(ascii: "["))
+        for index in values.indices {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            append(object: values[index])
+        }
+        output.append(UInt8(ascii: "]"))
+    }
+
+    // MARK: Optional members
+
+    public mutating func encodeIfPresent(_ value: String?, forKey key: any CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+
+    public mutating func encodeIfPresent(_ value: Bool?, forKey key: any CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+
+    public mutating func encodeIfPresent(_ value: Int?, forKey key: any CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+
+    public mutating func encodeIfPresent(_ value: Int64?, forKey key: any CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+
+    public mutating func encodeIfPresent(_ value: ATBytes?, forKey key: any CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+
+    public mutating func encodeIfPresent(_ value: [String]?, forKey key: any CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+
+    @inlinable public mutating func encodeIfPresent<T: JSONObjectEncodable>(_ value: T?, forKey key: any CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+
+    @inlinable public mutating func encodeIfPresent<T: JSONObjectEncodable>(_ values: [T]?, forKey key: any CodingKey) {
+        if let values { encode(values, forKey: key) }
+    }
+}
