@@ -1,15 +1,15 @@
-/// A JSON object seen through `Key`. Lookups walk the object's members on the tape comparing key
-/// bytes in place: objects in requests are small, and this allocates nothing.
+/// A JSON object seen through `Key`: Codable's view of the same object a `JSONObjectReader` reads,
+/// whose member lookup (`require`, `optional`) and errors it shares.
 struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: JSONTapeDecoder
-    let object: Int
-    let path: JSONCodingPath
+    let reader: JSONObjectReader
 
     init(decoder: JSONTapeDecoder, object: Int, path: JSONCodingPath) {
-        self.decoder = decoder
-        self.object = object
-        self.path = path
+        reader = JSONObjectReader(decoder: decoder, object: object, path: path)
     }
+
+    private var decoder: JSONTapeDecoder { reader.decoder }
+    private var object: Int { reader.object }
+    private var path: JSONCodingPath { reader.path }
 
     var codingPath: [any CodingKey] { path.keys }
 
@@ -24,34 +24,12 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return keys
     }
 
-    /// The tape index of the value under `key`, if the object has it.
-    private func valueIndex(_ key: Key) -> Int? {
-        let name = key.stringValue
-        let tape = decoder.tape
-        let end = tape.nodes[object].next
-        var member = object + 1
-        while member < end {
-            if tape.string(at: member, equals: name) { return member + 1 }
-            member = tape.nodes[member + 1].next
-        }
-        return nil
-    }
-
-    private func require(_ key: Key) throws -> Int {
-        guard let value = valueIndex(key) else {
-            throw DecodingError.keyNotFound(key, .init(
-                codingPath: path.keys, debugDescription: "No value associated with key \(key.stringValue)."))
-        }
-        return value
-    }
+    private func require(_ key: Key) throws -> Int { try reader.require(key) }
 
     /// Nil for a missing key or a null value.
-    private func optional(_ key: Key) -> Int? {
-        guard let value = valueIndex(key), decoder.tape.nodes[value].kind != .null else { return nil }
-        return value
-    }
+    private func optional(_ key: Key) -> Int? { reader.optional(key) }
 
-    func contains(_ key: Key) -> Bool { valueIndex(key) != nil }
+    func contains(_ key: Key) -> Bool { reader.contains(key) }
 
     func decodeNil(forKey key: Key) throws -> Bool { decoder.tape.nodes[try require(key)].kind == .null }
 
@@ -145,16 +123,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func superDecoder(named key: any CodingKey) throws -> any Decoder {
-        let name = key.stringValue
-        let tape = decoder.tape
-        var member = object + 1
-        while member < tape.nodes[object].next {
-            if tape.string(at: member, equals: name) {
-                return JSONTapeDecoder(tape: tape, index: member + 1, path: .key(key, path))
-            }
-            member = tape.nodes[member + 1].next
-        }
-        throw DecodingError.keyNotFound(key, .init(codingPath: path.keys, debugDescription: "No value associated with key \(name)."))
+        JSONTapeDecoder(tape: decoder.tape, index: try reader.require(key), path: .key(key, path), objects: decoder.objects)
     }
 }
 

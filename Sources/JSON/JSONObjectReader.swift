@@ -25,19 +25,11 @@ public struct JSONObjectReader {
     public var codingPath: [any CodingKey] { path.keys }
 
     /// The tape index of the value under `key`, if the object has it.
-    private func valueIndex(_ key: any CodingKey) -> Int? {
-        let name = key.stringValue
-        let tape = decoder.tape
-        let end = tape.nodes[object].next
-        var member = object + 1
-        while member < end {
-            if tape.string(at: member, equals: name) { return member + 1 }
-            member = tape.nodes[member + 1].next
-        }
-        return nil
+    func valueIndex(_ key: any CodingKey) -> Int? {
+        decoder.tape.member(key.stringValue, of: object)
     }
 
-    private func require(_ key: any CodingKey) throws -> Int {
+    func require(_ key: any CodingKey) throws -> Int {
         guard let value = valueIndex(key) else {
             throw DecodingError.keyNotFound(key, .init(
                 codingPath: path.keys, debugDescription: "No value associated with key \(key.stringValue)."))
@@ -46,7 +38,7 @@ public struct JSONObjectReader {
     }
 
     /// Nil for a missing key or a null value.
-    private func optional(_ key: any CodingKey) -> Int? {
+    func optional(_ key: any CodingKey) -> Int? {
         guard let value = valueIndex(key), decoder.tape.nodes[value].kind != .null else { return nil }
         return value
     }

@@ -61,6 +61,18 @@ struct JSONTape: Sendable {
         }
     }
 
+    /// The tape index of the value of `object`'s member named `name`, if it has one. Objects in
+    /// requests are small: a walk over the members comparing key bytes in place, no allocation.
+    func member(_ name: String, of object: Int) -> Int? {
+        let end = nodes[object].next
+        var member = object + 1
+        while member < end {
+            if string(at: member, equals: name) { return member + 1 }
+            member = nodes[member + 1].next
+        }
+        return nil
+    }
+
     /// The decoded text of a validated string node of the document `bytes`.
     static func text(of node: Node, in bytes: UnsafeBufferPointer<UInt8>) -> String {
         let content = UnsafeBufferPointer(rebasing: bytes[node.start..<node.end])

@@ -127,6 +127,6 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func superDecoder() throws -> any Decoder {
         let at = currentIndex
         let node = try advance(Any.self)
-        return JSONTapeDecoder(tape: decoder.tape, index: node, path: .index(at, path))
+        return JSONTapeDecoder(tape: decoder.tape, index: node, path: .index(at, path), objects: decoder.objects)
     }
 }
