@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
         // Reads lexicon/*.json and checks the Lexicon types field by field.
         .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics", "JSON"]),
-        .testTarget(name: "JSONTests", dependencies: ["Basics", "JSON"]),
+        .testTarget(name: "JSONTests", dependencies: ["Basics", "JSON", "Lexicon"]),
         .testTarget(name: "PrimitivesTests", dependencies: ["Basics", "Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors", "MLSMutations", "MLSTestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["Basics", "HTTP"]),

@@ -85,7 +85,7 @@ build_jwt() {
 }
 
 build_json() {
-  echo "== building Basics, JSON (instrumented), Lexicon, Primitives, MLS, HTTP, ATProto, Store, DeliveryStore"
+  echo "== building Basics, JSON (instrumented), Lexicon, Primitives, MLS, HTTP, MQTT, MQTTServer, ATProto, Store, DeliveryStore"
   local module
   mapfile -t sources < <(swift_sources Sources/Basics)
   build_module Basics -- "${sources[@]}"
@@ -93,7 +93,7 @@ build_json() {
   # this target exercises, so they are instrumented too.
   mapfile -t sources < <(swift_sources Sources/JSON)
   build_module JSON -sanitize=fuzzer -- "${sources[@]}"
-  for module in Lexicon Primitives MLS HTTP ATProto Store DeliveryStore; do
+  for module in Lexicon Primitives MLS HTTP MQTT MQTTServer ATProto Store DeliveryStore; do
     mapfile -t sources < <(swift_sources "Sources/$module")
     build_module "$module" -- "${sources[@]}"
   done
@@ -103,7 +103,7 @@ build_json() {
   mapfile -t service < <(swift_sources Sources/DeliveryService)
   swiftc -O -parse-as-library -sanitize=fuzzer -module-name DeliveryService -I "$out" "${c_flags[@]}" \
     "${service[@]}" Tests/Fuzz/FuzzJSONRequest.swift -o "$out/fuzz-json" \
-    "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lHTTP -lMLS -lPrimitives -lLexicon -lJSON -lBasics
+    "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lMQTTServer -lMQTT -lHTTP -lMLS -lPrimitives -lLexicon -lJSON -lBasics
 }
 
 build_xwing() {

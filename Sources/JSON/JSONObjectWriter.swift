@@ -68,6 +68,21 @@ public struct JSONObjectWriter {
         JSONWriter.appendStrings(value, to: &output)
     }
 
+    /// A flat object of strings, its members in the dictionary's own order (as Codable writes them).
+    public mutating func encode(_ value: [String: String], forKey key: any CodingKey) {
+        begin(key)
+        output.append(UInt8(ascii: "{"))
+        var first = true
+        for (name, text) in value {
+            if !first { output.append(UInt8(ascii: ",")) }
+            first = false
+            JSONWriter.appendString(name, to: &output)
+            output.append(UInt8(ascii: ":"))
+            JSONWriter.appendString(text, to: &output)
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+
     @inlinable public mutating func encode<T: JSONObjectEncodable>(_ value: T, forKey key: any CodingKey) {
         begin(key)
         append(object: value)
@@ -106,6 +121,10 @@ public struct JSONObjectWriter {
     }
 
     public mutating func encodeIfPresent(_ value: [String]?, forKey key: any CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+
+    public mutating func encodeIfPresent(_ value: [String: String]?, forKey key: any CodingKey) {
         if let value { encode(value, forKey: key) }
     }
 

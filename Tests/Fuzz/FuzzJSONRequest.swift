@@ -1,10 +1,14 @@
 // libFuzzer entry point for XRPC request decoding. Compiled together with Sources/DeliveryService
 // as one module (see `make fuzz`), so it decodes the methods' real input types. The first byte picks
 // the type, the rest is the body. Decoding either throws 400 InvalidRequest or yields a value whose
-// JSON encoding decodes again to the same encoding. The body is also fed to X-Forwarded-For
-// handling, the other request text the service parses by hand.
+// JSON encoding decodes again to the same encoding. The types that read and write themselves
+// directly (JSONObjectCodable) must agree with their Codable path: the same value or the same
+// error, the same bytes out. The body is also fed to X-Forwarded-For handling, the other request
+// text the service parses by hand.
 import Basics
 import Foundation
+import JSON
+import Lexicon
 
 private func roundTrip<T: Codable>(_ type: T.Type, _ body: [UInt8]) {
     do {
@@ -20,6 +24,20 @@ private func roundTrip<T: Codable>(_ type: T.Type, _ body: [UInt8]) {
     }
 }
 
+private func directAgrees<T: JSONObjectCodable & Equatable>(_ type: T.Type, _ body: [UInt8]) {
+    let direct = Result { try StrictJSON.decode(T.self, from: body) }
+    let codable = Result { try StrictJSON.decode(T.self, from: body, objects: .codable) }
+    switch (direct, codable) {
+    case let (.success(first), .success(second)):
+        precondition(first == second, "the direct and Codable paths decoded different values")
+        precondition(try! StrictJSON.encode(first) == StrictJSON.encode(first, objects: .codable), "the paths wrote different bytes")
+    case let (.failure(first), .failure(second)):
+        precondition("\(first)" == "\(second)", "the paths failed differently")
+    default:
+        preconditionFailure("one path decoded what the other refused")
+    }
+}
+
 private let decoders: [([UInt8]) -> Void] = [
     { roundTrip(SendMessage.Input.self, $0) },
     { roundTrip(CreateConvo.Input.self, $0) },
@@ -32,6 +50,10 @@ private let decoders: [([UInt8]) -> Void] = [
     { roundTrip(PublishKeyPackage.Input.self, $0) },
     { roundTrip(PublishKeyPackages.Input.self, $0) },
     { roundTrip(ConfirmWelcome.Input.self, $0) },
+    // After the others, so that the seeds' first bytes keep choosing the types they were written for.
+    { directAgrees(SendMessageInput.self, $0) },
+    { directAgrees(SendMessageOutput.self, $0) },
+    { directAgrees(GetMessagesOutput.self, $0) },
 ]
 
 private let proxies = try! TrustedProxies(parsing: "10.0.0.0/8, fd00::/8")

@@ -1,4 +1,5 @@
 import Basics
+import JSON
 
 /// `blue.catbird.mls.defs#storageProvider`: where a user keeps thin-mode ciphertext. The service
 /// stores and repeats it; it never contacts the storage.
@@ -36,5 +37,32 @@ public struct RecipientView: Codable, Sendable, Equatable {
     public init(did: String, storage: StorageProviderView? = nil) {
         self.did = did
         self.storage = storage
+    }
+}
+
+// Direct (JSONObjectCodable), as part of sendMessage's thin-mode output.
+extension StorageProviderView: JSONObjectCodable {
+    public init(json object: JSONObjectReader) throws {
+        type = try object.decode(String.self, forKey: CodingKeys.type)
+        endpoint = try object.decodeIfPresent(String.self, forKey: CodingKeys.endpoint)
+        config = try object.decodeIfPresent([String: String].self, forKey: CodingKeys.config)
+    }
+
+    public func encode(json object: inout JSONObjectWriter) {
+        object.encode(type, forKey: CodingKeys.type)
+        object.encodeIfPresent(endpoint, forKey: CodingKeys.endpoint)
+        object.encodeIfPresent(config, forKey: CodingKeys.config)
+    }
+}
+
+extension RecipientView: JSONObjectCodable {
+    public init(json object: JSONObjectReader) throws {
+        did = try object.decode(String.self, forKey: CodingKeys.did)
+        storage = try object.decodeIfPresent(StorageProviderView.self, forKey: CodingKeys.storage)
+    }
+
+    public func encode(json object: inout JSONObjectWriter) {
+        object.encode(did, forKey: CodingKeys.did)
+        object.encodeIfPresent(storage, forKey: CodingKeys.storage)
     }
 }

@@ -1,4 +1,5 @@
 import Basics
+import JSON
 
 /// `blue.catbird.mls.sendMessage` input: the PrivateMessage in `ciphertext`, or in thin mode its
 /// `hash` and `size` (exactly one of the two).
@@ -55,5 +56,53 @@ public struct SendMessageOutput: Codable, Sendable, Equatable {
         self.epoch = epoch
         self.serverTime = serverTime
         self.recipients = recipients
+    }
+}
+
+// Read and written directly (JSONObjectCodable): every message goes through both, on the client and
+// on the service. Members in declaration order, as the synthesized Codable conformance reads them.
+extension SendMessageInput: JSONObjectCodable {
+    public init(json object: JSONObjectReader) throws {
+        convoId = try object.decode(String.self, forKey: CodingKeys.convoId)
+        msgId = try object.decode(String.self, forKey: CodingKeys.msgId)
+        ciphertext = try object.decodeIfPresent(ATBytes.self, forKey: CodingKeys.ciphertext)
+        hash = try object.decodeIfPresent(String.self, forKey: CodingKeys.hash)
+        size = try object.decodeIfPresent(Int.self, forKey: CodingKeys.size)
+        epoch = try object.decode(Int64.self, forKey: CodingKeys.epoch)
+        paddedSize = try object.decodeIfPresent(Int.self, forKey: CodingKeys.paddedSize)
+        idempotencyKey = try object.decodeIfPresent(String.self, forKey: CodingKeys.idempotencyKey)
+        attachments = try object.decodeIfPresent([String].self, forKey: CodingKeys.attachments)
+    }
+
+    public func encode(json object: inout JSONObjectWriter) {
+        object.encode(convoId, forKey: CodingKeys.convoId)
+        object.encode(msgId, forKey: CodingKeys.msgId)
+        object.encodeIfPresent(ciphertext, forKey: CodingKeys.ciphertext)
+        object.encodeIfPresent(hash, forKey: CodingKeys.hash)
+        object.encodeIfPresent(size, forKey: CodingKeys.size)
+        object.encode(epoch, forKey: CodingKeys.epoch)
+        object.encodeIfPresent(paddedSize, forKey: CodingKeys.paddedSize)
+        object.encodeIfPresent(idempotencyKey, forKey: CodingKeys.idempotencyKey)
+        object.encodeIfPresent(attachments, forKey: CodingKeys.attachments)
+    }
+}
+
+extension SendMessageOutput: JSONObjectCodable {
+    public init(json object: JSONObjectReader) throws {
+        messageId = try object.decode(String.self, forKey: CodingKeys.messageId)
+        receivedAt = try object.decode(String.self, forKey: CodingKeys.receivedAt)
+        seq = try object.decode(Int64.self, forKey: CodingKeys.seq)
+        epoch = try object.decode(Int64.self, forKey: CodingKeys.epoch)
+        serverTime = try object.decodeIfPresent(String.self, forKey: CodingKeys.serverTime)
+        recipients = try object.decodeIfPresent([RecipientView].self, forKey: CodingKeys.recipients)
+    }
+
+    public func encode(json object: inout JSONObjectWriter) {
+        object.encode(messageId, forKey: CodingKeys.messageId)
+        object.encode(receivedAt, forKey: CodingKeys.receivedAt)
+        object.encode(seq, forKey: CodingKeys.seq)
+        object.encode(epoch, forKey: CodingKeys.epoch)
+        object.encodeIfPresent(serverTime, forKey: CodingKeys.serverTime)
+        object.encodeIfPresent(recipients, forKey: CodingKeys.recipients)
     }
 }
