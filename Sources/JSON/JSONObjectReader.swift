@@ -63,6 +63,10 @@ public struct JSONObjectReader {
         try decoder.read(type, at: try require(key), path: .key(key, path))
     }
 
+    public func decode(_ type: UInt32.Type, forKey key: any CodingKey) throws -> UInt32 {
+        try decoder.read(type, at: try require(key), path: .key(key, path))
+    }
+
     public func decode(_ type: ATBytes.Type, forKey key: any CodingKey) throws -> ATBytes {
         try decoder.readBytes(at: try require(key), path: .key(key, path))
     }
@@ -98,6 +102,11 @@ public struct JSONObjectReader {
     }
 
     public func decodeIfPresent(_ type: Int64.Type, forKey key: any CodingKey) throws -> Int64? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.read(type, at: value, path: .key(key, path))
+    }
+
+    public func decodeIfPresent(_ type: UInt32.Type, forKey key: any CodingKey) throws -> UInt32? {
         guard let value = optional(key) else { return nil }
         return try decoder.read(type, at: value, path: .key(key, path))
     }

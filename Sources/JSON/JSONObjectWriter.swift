@@ -58,6 +58,11 @@ public struct JSONObjectWriter {
         JSONWriter.appendInteger(value, to: &output)
     }
 
+    public mutating func encode(_ value: UInt32, forKey key: any CodingKey) {
+        begin(key)
+        JSONWriter.appendInteger(value, to: &output)
+    }
+
     public mutating func encode(_ value: ATBytes, forKey key: any CodingKey) {
         begin(key)
         JSONWriter.appendBytes(value, to: &output)
@@ -113,6 +118,10 @@ public struct JSONObjectWriter {
     }
 
     public mutating func encodeIfPresent(_ value: Int64?, forKey key: any CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+
+    public mutating func encodeIfPresent(_ value: UInt32?, forKey key: any CodingKey) {
         if let value { encode(value, forKey: key) }
     }
 

@@ -54,6 +54,7 @@ private let decoders: [([UInt8]) -> Void] = [
     { directAgrees(SendMessageInput.self, $0) },
     { directAgrees(SendMessageOutput.self, $0) },
     { directAgrees(GetMessagesOutput.self, $0) },
+    { directAgrees(GetConvosOutput.self, $0) },
 ]
 
 private let proxies = try! TrustedProxies(parsing: "10.0.0.0/8, fd00::/8")

@@ -10,7 +10,7 @@ enum DirectCodingAgreement {
     static var replacements: [Any] { [
         "x", "", "AAAA", "aGVsbG8=", "!!", 0, 7, -1, 1.5, 1e3, "1", true, false, NSNull(),
         Decimal(string: "9223372036854775807")!, Decimal(string: "9223372036854775808")!,
-        Decimal(string: "-9223372036854775809")!, Decimal(string: "2147483648")!,
+        Decimal(string: "-9223372036854775809")!, Decimal(string: "2147483648")!, Decimal(string: "4294967296")!,
         [Any](), ["a"], [1], [["$bytes": "AAAA"]], [String: Any](), ["$bytes": "AAAA"], ["$bytes": "!!"],
         ["$bytes": 1], ["name": "n"],
     ] }

@@ -33,6 +33,7 @@ final class JSONObjectCodingTests: XCTestCase {
         var flag: Bool
         var count: Int
         var big: Int64
+        var small: UInt32
         var bytes: ATBytes
         var tags: [String]
         var inner: Inner
@@ -42,6 +43,7 @@ final class JSONObjectCodingTests: XCTestCase {
         var maybeFlag: Bool?
         var maybeCount: Int?
         var maybeBig: Int64?
+        var maybeSmall: UInt32?
         var maybeBytes: ATBytes?
         var maybeTags: [String]?
         var maybeInner: Inner?
@@ -53,6 +55,7 @@ final class JSONObjectCodingTests: XCTestCase {
             flag = try object.decode(Bool.self, forKey: CodingKeys.flag)
             count = try object.decode(Int.self, forKey: CodingKeys.count)
             big = try object.decode(Int64.self, forKey: CodingKeys.big)
+            small = try object.decode(UInt32.self, forKey: CodingKeys.small)
             bytes = try object.decode(ATBytes.self, forKey: CodingKeys.bytes)
             tags = try object.decode([String].self, forKey: CodingKeys.tags)
             inner = try object.decode(Inner.self, forKey: CodingKeys.inner)
@@ -62,6 +65,7 @@ final class JSONObjectCodingTests: XCTestCase {
             maybeFlag = try object.decodeIfPresent(Bool.self, forKey: CodingKeys.maybeFlag)
             maybeCount = try object.decodeIfPresent(Int.self, forKey: CodingKeys.maybeCount)
             maybeBig = try object.decodeIfPresent(Int64.self, forKey: CodingKeys.maybeBig)
+            maybeSmall = try object.decodeIfPresent(UInt32.self, forKey: CodingKeys.maybeSmall)
             maybeBytes = try object.decodeIfPresent(ATBytes.self, forKey: CodingKeys.maybeBytes)
             maybeTags = try object.decodeIfPresent([String].self, forKey: CodingKeys.maybeTags)
             maybeInner = try object.decodeIfPresent(Inner.self, forKey: CodingKeys.maybeInner)
@@ -76,6 +80,7 @@ final class JSONObjectCodingTests: XCTestCase {
         var flag: Bool
         var count: Int
         var big: Int64
+        var small: UInt32
         var bytes: ATBytes
         var tags: [String]
         var inner: Inner
@@ -84,6 +89,7 @@ final class JSONObjectCodingTests: XCTestCase {
         var maybeFlag: Bool?
         var maybeCount: Int?
         var maybeBig: Int64?
+        var maybeSmall: UInt32?
         var maybeBytes: ATBytes?
         var maybeTags: [String]?
         var maybeInner: Inner?
@@ -94,6 +100,7 @@ final class JSONObjectCodingTests: XCTestCase {
             object.encode(flag, forKey: CodingKeys.flag)
             object.encode(count, forKey: CodingKeys.count)
             object.encode(big, forKey: CodingKeys.big)
+            object.encode(small, forKey: CodingKeys.small)
             object.encode(bytes, forKey: CodingKeys.bytes)
             object.encode(tags, forKey: CodingKeys.tags)
             object.encode(inner, forKey: CodingKeys.inner)
@@ -102,6 +109,7 @@ final class JSONObjectCodingTests: XCTestCase {
             object.encodeIfPresent(maybeFlag, forKey: CodingKeys.maybeFlag)
             object.encodeIfPresent(maybeCount, forKey: CodingKeys.maybeCount)
             object.encodeIfPresent(maybeBig, forKey: CodingKeys.maybeBig)
+            object.encodeIfPresent(maybeSmall, forKey: CodingKeys.maybeSmall)
             object.encodeIfPresent(maybeBytes, forKey: CodingKeys.maybeBytes)
             object.encodeIfPresent(maybeTags, forKey: CodingKeys.maybeTags)
             object.encodeIfPresent(maybeInner, forKey: CodingKeys.maybeInner)
@@ -110,9 +118,9 @@ final class JSONObjectCodingTests: XCTestCase {
     }
 
     private static let sample = Array(#"""
-        {"text":"a\"b\\c\u00e9\ud83d\ude00","flag":true,"count":-3,"big":9007199254740993,"bytes":{"$bytes":"AAEC"},
+        {"text":"a\"b\\c\u00e9\ud83d\ude00","flag":true,"count":-3,"big":9007199254740993,"small":4294967295,"bytes":{"$bytes":"AAEC"},
          "tags":["x","y"],"inner":{"name":"n","rank":1},"inners":[{"name":"p"},{"name":"q","rank":null}],"kind":"app",
-         "maybeText":"t","maybeFlag":false,"maybeCount":0,"maybeBig":-9223372036854775808,"maybeBytes":"AAEC",
+         "maybeText":"t","maybeFlag":false,"maybeCount":0,"maybeBig":-9223372036854775808,"maybeSmall":0,"maybeBytes":"AAEC",
          "maybeTags":[],"maybeInner":{"name":"m","rank":2},"maybeInners":[],"maybeKind":"commit","extra":[1,{"a":null}]}
         """#.utf8)
 
@@ -127,12 +135,12 @@ final class JSONObjectCodingTests: XCTestCase {
     func testEncodingWritesTheBytesCodableWrites() throws {
         let inner = Inner(name: "é\"\u{1}/", rank: -5)
         let full = Written(
-            text: "line\nbreak", flag: false, count: Int.min, big: Int64.max, bytes: ATBytes([0, 255, 7]),
+            text: "line\nbreak", flag: false, count: Int.min, big: Int64.max, small: UInt32.max, bytes: ATBytes([0, 255, 7]),
             tags: ["", "a\\b"], inner: inner, inners: [inner, Inner(name: "b", rank: nil)],
-            maybeText: "", maybeFlag: true, maybeCount: 0, maybeBig: -1, maybeBytes: ATBytes([]),
+            maybeText: "", maybeFlag: true, maybeCount: 0, maybeBig: -1, maybeSmall: 7, maybeBytes: ATBytes([]),
             maybeTags: ["t"], maybeInner: inner, maybeInners: [])
         var empty = full
-        (empty.maybeText, empty.maybeFlag, empty.maybeCount, empty.maybeBig) = (nil, nil, nil, nil)
+        (empty.maybeText, empty.maybeFlag, empty.maybeCount, empty.maybeBig, empty.maybeSmall) = (nil, nil, nil, nil, nil)
         (empty.maybeBytes, empty.maybeTags, empty.maybeInner, empty.maybeInners) = (nil, nil, nil, nil)
         for value in [full, empty] {
             let direct = try StrictJSON.encode(value)

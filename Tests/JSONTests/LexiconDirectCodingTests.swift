@@ -37,4 +37,11 @@ final class LexiconDirectCodingTests: XCTestCase {
             #"{"messages":[]}"#,
         ])
     }
+
+    func testGetConvosOutput() {
+        check(GetConvosOutput.self, [
+            #"{"conversations":[{"id":"ab","groupId":"ab","creator":"did:plc:a","members":[{"did":"did:plc:a","joinedAt":"t","leafIndex":0,"isAdmin":true,"credential":{"$bytes":"AAEC"}},{"did":"did:plc:b","joinedAt":"t","isAdmin":false}],"epoch":4,"cipherSuite":"MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519","createdAt":"t","lastMessageAt":"t","metadata":{"name":"n","description":"d"},"handshake":"sealed"}],"cursor":"c"}"#,
+            #"{"conversations":[{"id":"ab","groupId":"ab","creator":"did:plc:a","members":[],"epoch":0,"cipherSuite":"s","createdAt":"t","metadata":{}}]}"#,
+        ])
+    }
 }

@@ -1,4 +1,5 @@
 import Basics
+import JSON
 
 /// `blue.catbird.mls.defs#convoView`: a conversation and its current members.
 public struct ConvoView: Codable, Sendable, Equatable {
@@ -61,5 +62,64 @@ public struct MemberView: Codable, Sendable, Equatable {
         self.leafIndex = leafIndex
         self.isAdmin = isAdmin
         self.credential = credential.map(ATBytes.init)
+    }
+}
+
+// Read and written directly (JSONObjectCodable): getConvos answers a page of them, each with its members.
+extension ConvoView: JSONObjectCodable {
+    public init(json object: JSONObjectReader) throws {
+        id = try object.decode(String.self, forKey: CodingKeys.id)
+        groupId = try object.decode(String.self, forKey: CodingKeys.groupId)
+        creator = try object.decode(String.self, forKey: CodingKeys.creator)
+        members = try object.decode([MemberView].self, forKey: CodingKeys.members)
+        epoch = try object.decode(Int64.self, forKey: CodingKeys.epoch)
+        cipherSuite = try object.decode(String.self, forKey: CodingKeys.cipherSuite)
+        createdAt = try object.decode(String.self, forKey: CodingKeys.createdAt)
+        lastMessageAt = try object.decodeIfPresent(String.self, forKey: CodingKeys.lastMessageAt)
+        metadata = try object.decodeIfPresent(ConvoMetadata.self, forKey: CodingKeys.metadata)
+        handshake = try object.decodeIfPresent(String.self, forKey: CodingKeys.handshake)
+    }
+
+    public func encode(json object: inout JSONObjectWriter) {
+        object.encode(id, forKey: CodingKeys.id)
+        object.encode(groupId, forKey: CodingKeys.groupId)
+        object.encode(creator, forKey: CodingKeys.creator)
+        object.encode(members, forKey: CodingKeys.members)
+        object.encode(epoch, forKey: CodingKeys.epoch)
+        object.encode(cipherSuite, forKey: CodingKeys.cipherSuite)
+        object.encode(createdAt, forKey: CodingKeys.createdAt)
+        object.encodeIfPresent(lastMessageAt, forKey: CodingKeys.lastMessageAt)
+        object.encodeIfPresent(metadata, forKey: CodingKeys.metadata)
+        object.encodeIfPresent(handshake, forKey: CodingKeys.handshake)
+    }
+}
+
+extension ConvoMetadata: JSONObjectCodable {
+    public init(json object: JSONObjectReader) throws {
+        name = try object.decodeIfPresent(String.self, forKey: CodingKeys.name)
+        description = try object.decodeIfPresent(String.self, forKey: CodingKeys.description)
+    }
+
+    public func encode(json object: inout JSONObjectWriter) {
+        object.encodeIfPresent(name, forKey: CodingKeys.name)
+        object.encodeIfPresent(description, forKey: CodingKeys.description)
+    }
+}
+
+extension MemberView: JSONObjectCodable {
+    public init(json object: JSONObjectReader) throws {
+        did = try object.decode(String.self, forKey: CodingKeys.did)
+        joinedAt = try object.decode(String.self, forKey: CodingKeys.joinedAt)
+        leafIndex = try object.decodeIfPresent(UInt32.self, forKey: CodingKeys.leafIndex)
+        isAdmin = try object.decode(Bool.self, forKey: CodingKeys.isAdmin)
+        credential = try object.decodeIfPresent(ATBytes.self, forKey: CodingKeys.credential)
+    }
+
+    public func encode(json object: inout JSONObjectWriter) {
+        object.encode(did, forKey: CodingKeys.did)
+        object.encode(joinedAt, forKey: CodingKeys.joinedAt)
+        object.encodeIfPresent(leafIndex, forKey: CodingKeys.leafIndex)
+        object.encode(isAdmin, forKey: CodingKeys.isAdmin)
+        object.encodeIfPresent(credential, forKey: CodingKeys.credential)
     }
 }
