@@ -6,7 +6,8 @@
 /// other decoder; `init(json:)` must read what `init(from:)` reads, in the same order and with the
 /// same keys (its `CodingKeys`), so that both accept the same documents and fail with the same
 /// error. `StrictJSON.decode(_:from:objects: .codable)` decodes through Codable alone, which the
-/// tests and the JSON fuzz target compare the direct path with.
+/// tests and the JSON fuzz target compare the direct path with: a new conforming lexicon type
+/// belongs in `LexiconDirectCodingTests` and among the fuzz target's selectors.
 public protocol JSONObjectDecodable: Decodable {
     init(json object: JSONObjectReader) throws
 }
