@@ -33,58 +33,33 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool { decoder.tape.nodes[try require(key)].kind == .null }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try decoder.readBool(at: try require(key), path: .key(key, path))
-    }
-
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decoder.readString(at: try require(key), path: .key(key, path))
-    }
+    // The member types `JSONObjectReader` has are read by it, for both paths; the rest here.
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try reader.decode(type, forKey: key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try reader.decode(type, forKey: key) }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.read(type, at: try require(key), path: .key(key, path)) }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.read(type, at: try require(key), path: .key(key, path)) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try reader.decode(type, forKey: key) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try reader.decode(type, forKey: key) }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.read(type, at: try require(key), path: .key(key, path)) }
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try reader.decode(type, forKey: key) }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.read(type, at: try require(key), path: .key(key, path)) }
 
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.decode(T.self, at: try require(key), path: .key(key, path))
-    }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try reader.decode(type, forKey: key) }
 
     // One lookup instead of the default contains + decodeNil + decode.
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        guard let value = optional(key) else { return nil }
-        return try decoder.readBool(at: value, path: .key(key, path))
-    }
-
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        guard let value = optional(key) else { return nil }
-        return try decoder.readString(at: value, path: .key(key, path))
-    }
-
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        guard let value = optional(key) else { return nil }
-        return try decoder.read(type, at: value, path: .key(key, path))
-    }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try reader.decodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try reader.decodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try reader.decodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try reader.decodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try reader.decodeIfPresent(type, forKey: key) }
 
     func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-        guard let value = optional(key) else { return nil }
-        return try decoder.read(type, at: value, path: .key(key, path))
-    }
-
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        guard let value = optional(key) else { return nil }
-        return try decoder.read(type, at: value, path: .key(key, path))
-    }
-
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
         guard let value = optional(key) else { return nil }
         return try decoder.read(type, at: value, path: .key(key, path))
     }
@@ -94,10 +69,8 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decoder.read(type, at: value, path: .key(key, path))
     }
 
-
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = optional(key) else { return nil }
-        return try decoder.decode(T.self, at: value, path: .key(key, path))
+        try reader.decodeIfPresent(type, forKey: key)
     }
 
     // MARK: Nesting
