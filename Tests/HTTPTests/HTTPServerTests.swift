@@ -104,6 +104,19 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertThrowsError(try second.start()) { XCTAssertEqual($0 as? SocketError, .failed(call: "bind", code: EADDRINUSE)) }
     }
 
+    func testSharedListener_SpreadsConnectionsOverTheLoops() throws {
+        let responder = EchoResponder()
+        let server = try startServer(responder: responder) { $0.reusePort = false; $0.ioThreads = 2 }
+        // Opened one after another, each wakes whichever loop is idle; without the hand-over, one
+        // loop would serve them all.
+        let clients = try (0..<8).map { _ in try RawClient(port: server.port) }
+        for (index, client) in clients.enumerated() {
+            client.send(get("/c\(index)"))
+            XCTAssertEqual(try client.readResponse().bodyText, "GET /c\(index) ")
+        }
+        XCTAssertEqual(responder.log.inline.count, 2, "inline requests were answered by both I/O threads")
+    }
+
     func testKeepAlive_ServesSeveralRequestsOnOneConnection() throws {
         let server = try startServer()
         let client = try RawClient(port: server.port)

@@ -60,6 +60,7 @@ extension HTTPConnection {
         answering = (head.method, head.version)
         request = HTTPRequest(head: head, body: body, remoteAddress: remoteAddress)
         let blocking = loop.responder.mayBlock(head)
+        startsOnIOThread = blocking && loop.responder.startsOnIOThread(head)
         guard head.method == .get, WebSocketHandshake.isUpgradeRequest(head) else { return blocking ? .worker : .inline }
         switch WebSocketHandshake.validate(head) {
         case let .failure(refusal):
@@ -84,7 +85,13 @@ extension HTTPConnection {
     func submitToWorker(loop: IOLoop) {
         guard let request else { return }
         self.request = nil
-        loop.submit(request, from: self)
+        if startsOnIOThread {
+            // The machine waits for the answer as for a worker's; it arrives the same way.
+            startsOnIOThread = false
+            loop.start(request, from: self)
+        } else {
+            loop.submit(request, from: self)
+        }
     }
 
     func writeResponse(_ source: HTTPConnectionMachine.ResponseSource, keepAlive: Bool, loop: IOLoop) -> Event? {

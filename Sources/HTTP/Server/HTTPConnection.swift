@@ -40,6 +40,8 @@ final class HTTPConnection {
     var head: HTTPRequestHead?
     /// A complete request waiting for its answer to be computed (inline or by a worker).
     var request: HTTPRequest?
+    /// The request routed to the worker pool is started on this thread (`HTTPResponder.startsOnIOThread`).
+    var startsOnIOThread = false
     /// Method and version of the request being answered (a HEAD response carries no content).
     var answering: (method: HTTPMethod, version: HTTPVersion) = (.get, .http1_1)
     /// The answer for a malformed WebSocket handshake, given instead of calling the responder.

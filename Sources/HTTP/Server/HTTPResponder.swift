@@ -6,6 +6,11 @@ public protocol HTTPResponder: Sendable {
     /// True when `respond(to:)` may block (database, network): it then runs on the worker pool,
     /// otherwise inline on the I/O thread.
     func mayBlock(_ head: HTTPRequestHead) -> Bool
+    /// For a request that `mayBlock` but usually does not: `respond(to:resumption:)` is called on
+    /// the I/O thread first, with `resumption.isOnIOThread` set. It must not block there: what may
+    /// block goes to `resumption.runBlocking`, and a request that cannot go on is set aside
+    /// (`resume` runs it again on the worker pool). It saves the hand-off to a worker and back.
+    func startsOnIOThread(_ head: HTTPRequestHead) -> Bool
     func respond(to request: HTTPRequest) -> HTTPResponse
     /// Called instead of `respond(to:)` for a GET that is a valid WebSocket opening handshake
     /// (RFC 6455 §4.2.1), on the thread `mayBlock` chooses. `.accept` switches the connection to
@@ -33,6 +38,7 @@ public protocol HTTPResponder: Sendable {
 extension HTTPResponder {
     public func maxBodySize(for head: HTTPRequestHead) -> Int { -1 }
     public func mayBlock(_ head: HTTPRequestHead) -> Bool { true }
+    public func startsOnIOThread(_ head: HTTPRequestHead) -> Bool { false }
     public func webSocketUpgrade(for request: HTTPRequest) -> WebSocketUpgrade? { nil }
     public func webSocketUpgrade(for request: HTTPRequest, resumption: HTTPResumption) -> WebSocketUpgrade? {
         webSocketUpgrade(for: request)

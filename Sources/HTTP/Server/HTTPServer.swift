@@ -131,7 +131,9 @@ public final class HTTPServer: Sendable {
             throw error
         }
 
-        let shared = ServerShared(configuration: configuration, responder: responder, tlsContext: tlsContext, streams: streams)
+        // With one shared listener, loops hand accepted connections to the least busy loop.
+        let shared = ServerShared(configuration: configuration, responder: responder, tlsContext: tlsContext, streams: streams,
+                                  loops: configuration.reusePort ? [] : handles)
         shared.workers.start()
         let loopsFinished = DispatchGroup()
         for (index, handle) in handles.enumerated() {

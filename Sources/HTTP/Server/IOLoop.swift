@@ -89,27 +89,48 @@ final class IOLoop {
     private func acceptConnections() {
         guard let listener = handle.listener, !isDraining else { return }
         acceptPending(from: listener, onExhausted: { listenerSuspended = true }) { socket, remoteAddress in
-            let tlsContext = shared.currentTLSContext
             guard shared.reserveConnection(from: remoteAddress) else {
                 // A TLS client could not read a plaintext answer: it just sees the close.
-                if tlsContext == nil { socket.writeBestEffort(ServerShared.serviceUnavailable) }
+                if shared.currentTLSContext == nil { socket.writeBestEffort(ServerShared.serviceUnavailable) }
                 socket.close()
                 return
             }
-            let tls: TLSSession?
-            do { tls = try prepareAccepted(socket, remoteAddress: remoteAddress, wantsTLS: tlsContext != nil, context: tlsContext) } catch { return }
-            let connection = HTTPConnection(
-                socket: socket, tls: tls, serial: nextSerial, remoteAddress: remoteAddress,
-                parser: HTTPRequestParser(maxHeaderBytes: configuration.maxHeaderBytes, maxBodySize: configuration.defaultMaxBodySize),
-                limits: limits, now: now
-            )
-            nextSerial &+= 1
-            let fd = Int(socket.descriptor)
-            if fd >= connections.count { connections.append(contentsOf: repeatElement(nil, count: fd + 1 - connections.count)) }
-            connections[fd] = connection
-            liveConnections += 1
-            do { try register(socket, serial: connection.serial) } catch { close(connection) }
+            let target = shared.assign(acceptedBy: handle)
+            if target === handle {
+                admit(socket, remoteAddress: remoteAddress)
+            } else {
+                target.post(Completion(descriptor: socket.descriptor, serial: 0, payload: .adopt(socket, remoteAddress: remoteAddress)))
+            }
         }
+    }
+
+    /// Serves an accepted connection whose reservation is held (`ServerShared.reserveConnection`).
+    private func admit(_ socket: Socket, remoteAddress: String) {
+        guard !isDraining else {
+            handle.assigned.subtract(1, ordering: .relaxed)
+            shared.releaseConnection(from: remoteAddress)
+            socket.close()
+            return
+        }
+        let tlsContext = shared.currentTLSContext
+        let tls: TLSSession?
+        do {
+            tls = try prepareAccepted(socket, remoteAddress: remoteAddress, wantsTLS: tlsContext != nil, context: tlsContext)
+        } catch {
+            handle.assigned.subtract(1, ordering: .relaxed)
+            return
+        }
+        let connection = HTTPConnection(
+            socket: socket, tls: tls, serial: nextSerial, remoteAddress: remoteAddress,
+            parser: HTTPRequestParser(maxHeaderBytes: configuration.maxHeaderBytes, maxBodySize: configuration.defaultMaxBodySize),
+            limits: limits, now: now
+        )
+        nextSerial &+= 1
+        let fd = Int(socket.descriptor)
+        if fd >= connections.count { connections.append(contentsOf: repeatElement(nil, count: fd + 1 - connections.count)) }
+        connections[fd] = connection
+        liveConnections += 1
+        do { try register(socket, serial: connection.serial) } catch { close(connection) }
     }
 
     /// Accepts up to 64 pending connections from `listener` and hands each to `admit`. Out of
@@ -165,6 +186,7 @@ final class IOLoop {
         connection.socket.close()
         connections[Int(connection.socket.descriptor)] = nil
         liveConnections -= 1
+        handle.assigned.subtract(1, ordering: .relaxed)
         shared.releaseConnection(from: connection.remoteAddress)
     }
 
@@ -173,6 +195,18 @@ final class IOLoop {
     func submit(_ request: HTTPRequest, from connection: HTTPConnection) {
         let responder = responder
         run(for: connection) { responder.respond(to: request, resumption: $0) }
+    }
+
+    /// Starts a request the responder begins on the I/O thread (`HTTPResponder.startsOnIOThread`):
+    /// its answer, now or later, is posted like a worker's, and `resume` runs it on the worker pool.
+    func start(_ request: HTTPRequest, from connection: HTTPConnection) {
+        let responder = responder
+        let answer: @Sendable (HTTPResumption) -> Completion.Payload? = { responder.respond(to: request, resumption: $0).map { .response($0) } }
+        let deliver = deliverer(for: connection)
+        let workers = shared.workers
+        let resumption = HTTPResumption(attempt: 0, again: { Self.run(attempt: 1, on: workers, answer, deliver: deliver) },
+                                        answer: { deliver(.response($0)) }, onIOThreadOf: workers)
+        if let payload = answer(resumption) { deliver(payload) }
     }
 
     /// Runs a streamed-body request on the worker pool while the body is still arriving.
@@ -188,12 +222,15 @@ final class IOLoop {
     }
 
     private func runPayload(for connection: HTTPConnection, _ answer: @escaping @Sendable (HTTPResumption) -> Completion.Payload?) {
+        Self.run(attempt: 0, on: shared.workers, answer, deliver: deliverer(for: connection))
+    }
+
+    /// Posts a payload to `connection` from any thread.
+    private func deliverer(for connection: HTTPConnection) -> @Sendable (Completion.Payload) -> Void {
         let handle = handle
         let descriptor = connection.socket.descriptor
         let serial = connection.serial
-        Self.run(attempt: 0, on: shared.workers, answer) { payload in
-            handle.post(Completion(descriptor: descriptor, serial: serial, payload: payload))
-        }
+        return { payload in handle.post(Completion(descriptor: descriptor, serial: serial, payload: payload)) }
     }
 
     private static func run(attempt: Int, on workers: WorkerPool, _ answer: @escaping @Sendable (HTTPResumption) -> Completion.Payload?,
@@ -239,6 +276,10 @@ final class IOLoop {
     private func drainWakeups() {
         handle.wakeup.drain()
         for completion in handle.takeCompletions() {
+            if case let .adopt(socket, remoteAddress) = completion.payload {
+                admit(socket, remoteAddress: remoteAddress)
+                continue
+            }
             if case let .stream(message) = completion.payload {
                 if let stream = stream(for: completion.descriptor), stream.serial == completion.serial { stream.deliver(message, loop: self) }
                 continue
@@ -254,7 +295,7 @@ final class IOLoop {
                 connection.run(.outbound(HTTPConnectionMachine.WebSocketOutboundEvent(outbound)), loop: self)
             case .resumeBody:
                 connection.resumeBodyStream(loop: self)
-            case .stream:
+            case .stream, .adopt:
                 break
             }
         }
@@ -288,6 +329,10 @@ final class IOLoop {
     private func closeAll() {
         for case let connection? in connections {
             close(connection)
+        }
+        // Connections another loop handed over too late to be served.
+        for completion in handle.takeCompletions() {
+            if case let .adopt(socket, remoteAddress) = completion.payload { admit(socket, remoteAddress: remoteAddress) }
         }
         for case let stream? in streams {
             close(stream)

@@ -12,6 +12,8 @@ struct Completion: Sendable {
         case resumeBody
         /// A message for a stream connection's session (`StreamConnectionHandle.post`).
         case stream(any Sendable)
+        /// A connection another loop accepted (and reserved) for this one to serve (`IOLoop.admit`).
+        case adopt(Socket, remoteAddress: String)
     }
 
     let descriptor: Int32
@@ -39,6 +41,9 @@ final class IOLoopHandle: Sendable {
     let streamListeners: [Socket]
     private let inbox = Mutex<[Completion]>([])
     private let stopping = Atomic<Bool>(false)
+    /// HTTP connections assigned to this loop: counted when assigned (by whichever loop accepted
+    /// them), released when closed. Shared-listener loops balance their connections by it.
+    let assigned = Atomic<Int>(0)
 
     init(epoll: Epoll, wakeup: EventFD, listener: Socket?, streamListeners: [Socket] = []) {
         self.epoll = epoll

@@ -9,6 +9,8 @@ final class ServerShared: Sendable {
     /// The stream listeners' specifications, in the order of `IOLoopHandle.streamListeners`.
     let streams: [StreamListener]
     let workers: WorkerPool
+    /// Every I/O loop of the server, to balance connections between them.
+    let loops: [IOLoopHandle]
     private let openConnections = Atomic<Int>(0)
     private let openWebSockets = Atomic<Int>(0)
     /// Open connections per peer address, kept only when `maxConnectionsPerIP` is set.
@@ -22,8 +24,9 @@ final class ServerShared: Sendable {
     )
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, tlsContext: ServerTLSContext?,
-         streams: [StreamListener] = []) {
+         streams: [StreamListener] = [], loops: [IOLoopHandle] = []) {
         self.configuration = configuration
+        self.loops = loops
         self.responder = responder
         self.streams = streams
         self.tlsContext = Mutex(tlsContext)
@@ -73,6 +76,26 @@ final class ServerShared: Sendable {
     private func perAddressKey(_ address: String) -> String? {
         guard configuration.maxConnectionsPerIP > 0, configuration.exemptFromConnectionLimit?(address) != true else { return nil }
         return IPAddress.clientKey(address, ipv6Prefix: 64)
+    }
+
+    /// The loop a connection accepted by `loop` should go to: the one with the fewest, when it has
+    /// at least two fewer than `loop` (so that connections never bounce), else `loop` itself; its
+    /// count goes up by one. One shared listener wakes whichever loop is idle, and that loop would
+    /// otherwise take a whole burst of connections, and their requests, alone.
+    func assign(acceptedBy loop: IOLoopHandle) -> IOLoopHandle {
+        let own = loop.assigned.load(ordering: .relaxed)
+        var target = loop
+        var fewest = own
+        for other in loops where other !== loop && !other.stopRequested {
+            let count = other.assigned.load(ordering: .relaxed)
+            if count < fewest {
+                target = other
+                fewest = count
+            }
+        }
+        if fewest + 1 >= own { target = loop }
+        target.assigned.add(1, ordering: .relaxed)
+        return target
     }
 
     var connectionCount: Int {
