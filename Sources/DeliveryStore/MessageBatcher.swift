@@ -30,10 +30,21 @@ public final class MessageBatcher: Sendable {
     /// outcome once that batch committed (or failed): a success means committed. It runs on the
     /// thread that ran the batch, which may be this one, before `append` returns; it should be
     /// quick, since the lane's next batch waits for it.
-    public func append(_ message: BatchedMessage, completion: @escaping @Sendable (BatchedAppend) -> Void) {
+    ///
+    /// `lead`, when given, runs the lane's batches instead of this thread (which must then not
+    /// block: an I/O thread hands them to a worker).
+    public func append(_ message: BatchedMessage, lead: (@Sendable (_ batches: @escaping @Sendable () -> Void) -> Void)? = nil,
+                       completion: @escaping @Sendable (BatchedAppend) -> Void) {
         let ticket = Ticket(message, completion: completion)
         let lane = lanes[Self.laneIndex(message.message.convoID, count: lanes.count)]
-        guard case .lead(var batch) = lane.state.withLock({ $0.submit(ticket) }) else { return }
+        guard case .lead(let batch) = lane.state.withLock({ $0.submit(ticket) }) else { return }
+        guard let lead else { return run(batch, lane: lane) }
+        lead { [self] in run(batch, lane: lane) }
+    }
+
+    /// Runs `batch`, then the lane's next ones until none is queued.
+    private func run(_ first: [Ticket], lane: Lane) {
+        var batch = first
         while true {
             let outcomes = store.appendMessages(batch.map(\.message))
             for (ticket, outcome) in zip(batch, outcomes) { ticket.completion(outcome) }

@@ -107,6 +107,32 @@ final class MessageBatchTests: StoreTestCase {
         XCTAssertTrue(secondOn.withLock { $0 } === leader)
     }
 
+    func test_aCallerThatMustNotBlock_handsItsLeadToTheGivenRunner_andReturnsAtOnce() throws {
+        let convo = try makeConvo([leaf(0, "alice"), leaf(1, "bob")])
+        let batcher = MessageBatcher(store: store, lanes: 1, maxBatch: 8)
+        let caller = Thread.current
+        let leads = Mutex<[@Sendable () -> Void]>([])
+        let done = DispatchSemaphore(value: 0)
+        let completedOn = Mutex<[Thread]>([])
+        let seqs = Mutex<[Int64]>([])
+        let keep: @Sendable (_ batches: @escaping @Sendable () -> Void) -> Void = { batches in leads.withLock { $0.append(batches) } }
+        for (index, sender) in ["alice", "bob"].enumerated() {
+            batcher.append(BatchedMessage(message(convo, "m\(index)", sender: sender)), lead: keep) { outcome in
+                completedOn.withLock { $0.append(Thread.current) }
+                seqs.withLock { $0.append((try? outcome.result.get().seq) ?? -1) }
+                done.signal()
+            }
+        }
+        // Nothing ran: the first caller's lead was handed over, the second found the lane busy.
+        XCTAssertEqual(seqs.withLock { $0 }, [])
+        XCTAssertEqual(leads.withLock { $0.count }, 1)
+        let lead = leads.withLock { $0[0] }
+        Thread.detachNewThread { lead() }
+        for _ in 0..<2 { XCTAssertEqual(done.wait(timeout: .now() + 10), .success) }
+        XCTAssertEqual(seqs.withLock { $0 }, [1, 2])
+        XCTAssertFalse(completedOn.withLock { $0 }.contains { $0 === caller })
+    }
+
     func test_concurrentSendersThroughTheBatcher_getDenseUniqueSeqs_inEachSendersOrder() throws {
         let convo = try makeConvo([leaf(0, "alice"), leaf(1, "bob")])
         let spread = try (0..<3).map { _ in try makeConvo([leaf(0, "alice"), leaf(1, "bob")]) }

@@ -43,7 +43,7 @@ enum SendMessage {
                 // end of its batch answers; the worker goes on to other requests, or runs the lane's
                 // batches while it has any.
                 return .pending(XRPCPendingOutput { complete in
-                    env.messages.append(BatchedMessage(message, replay: record)) { outcome in
+                    env.messages.append(BatchedMessage(message, replay: record), lead: context.runBlocking) { outcome in
                         let output = outcome.result.mapError { $0 as any Error }.map { stored -> XRPCOutput in
                             .json(Output(messageId: msgID, receivedAt: Timestamp.rfc3339(stored.receivedAt), seq: stored.seq,
                                          epoch: stored.epoch))
@@ -61,33 +61,49 @@ enum SendMessage {
                     }
                 })
             }
-            var recorded = false
-            let output = try env.idempotent(context, key: input.idempotencyKey) { tx in
-                recorded = false
-                if let record { try tx.recordReplay(record) }
-                let stored = try tx.appendMessage(message)
-                // A repeated msgId returns the first result, whose links were made the first time.
-                if !stored.duplicate { try tx.attachBlobs(attachments, convoID: convoID, seq: stored.seq) }
-                let receivedAt = Timestamp.rfc3339(stored.receivedAt)
-                var output = Output(messageId: msgID, receivedAt: receivedAt, seq: stored.seq, epoch: stored.epoch)
-                if case .external = content {
-                    // Read in the same transaction, under the conversation's row lock: exactly the
-                    // members at the moment the message took its seq.
-                    output.serverTime = receivedAt
-                    output.recipients = try tx.recipients(convoID: convoID, excluding: caller).map {
-                        RecipientView(did: $0.did, storage: $0.storage.map(StorageProviderView.init))
-                    }
-                }
-                recorded = record != nil
-                return output
+            // Idempotency keys, attachments and thin mode write in a transaction of their own.
+            return try context.blocking {
+                try store(message, input: input, content: content, attachments: attachments, context: context, env: env)
             }
-            // The token committed with the message (a repeated idempotency key runs nothing: the
-            // router then records the token alone).
-            if recorded { replay?.settle() }
-            return output
         }
         method.recordsReplayInHandler = true
+        // The common case blocks on nothing before its batch (the token's key is cached, or the
+        // request is set aside for it): it runs on the I/O thread, and its batch on a worker.
+        method.startsOnIOThread = true
         return method
+    }
+
+    /// The message in its own transaction, with its idempotency key, attachments or thin mode's
+    /// recipients; blocks.
+    private static func store(_ message: NewMessage, input: Input, content: MessageContent, attachments: [String],
+                              context: AuthenticatedContext, env: MethodEnvironment) throws -> XRPCOutput {
+        let convoID = message.convoID, caller = context.caller, msgID = message.msgID
+        let replay = context.deferredReplay
+        let record = replay?.record
+        var recorded = false
+        let output = try env.idempotent(context, key: input.idempotencyKey) { tx in
+            recorded = false
+            if let record { try tx.recordReplay(record) }
+            let stored = try tx.appendMessage(message)
+            // A repeated msgId returns the first result, whose links were made the first time.
+            if !stored.duplicate { try tx.attachBlobs(attachments, convoID: convoID, seq: stored.seq) }
+            let receivedAt = Timestamp.rfc3339(stored.receivedAt)
+            var output = Output(messageId: msgID, receivedAt: receivedAt, seq: stored.seq, epoch: stored.epoch)
+            if case .external = content {
+                // Read in the same transaction, under the conversation's row lock: exactly the
+                // members at the moment the message took its seq.
+                output.serverTime = receivedAt
+                output.recipients = try tx.recipients(convoID: convoID, excluding: caller).map {
+                    RecipientView(did: $0.did, storage: $0.storage.map(StorageProviderView.init))
+                }
+            }
+            recorded = record != nil
+            return output
+        }
+        // The token committed with the message (a repeated idempotency key runs nothing: the
+        // router then records the token alone).
+        if recorded { replay?.settle() }
+        return output
     }
 
     /// At most `maxAttachments` well-formed blob ids, no duplicates; whether each is a blob of the

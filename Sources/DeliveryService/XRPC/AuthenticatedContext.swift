@@ -26,11 +26,33 @@ public struct AuthenticatedContext: Sendable {
     public let caller: DID
     /// Set for methods with `recordsReplayInHandler`: the token to record in the handler's transaction.
     public let deferredReplay: DeferredReplay?
+    /// Where the request runs: set on an I/O thread (`XRPCMethod.startsOnIOThread`).
+    private let resumption: HTTPResumption?
 
-    fileprivate init(base: XRPCContext, caller: DID, deferredReplay: DeferredReplay?) {
+    fileprivate init(base: XRPCContext, caller: DID, deferredReplay: DeferredReplay?, resumption: HTTPResumption?) {
         self.base = base
         self.caller = caller
         self.deferredReplay = deferredReplay
+        self.resumption = resumption
+    }
+
+    /// True when the handler runs on an I/O thread, where it must not block.
+    public var isOnIOThread: Bool { resumption?.isOnIOThread ?? false }
+
+    /// Runs `job`, which may block, where blocking is allowed: at once on a worker, on the worker
+    /// pool from an I/O thread.
+    public func runBlocking(_ job: @escaping @Sendable () -> Void) {
+        guard let resumption else { return job() }
+        resumption.runBlocking(job)
+    }
+
+    /// The output of `body`, which may block: computed now on a worker, or on the worker pool
+    /// (a pending output) from an I/O thread.
+    public func blocking(_ body: @escaping @Sendable () throws -> XRPCOutput) throws -> XRPCOutput {
+        guard isOnIOThread else { return try body() }
+        return .pending(XRPCPendingOutput { complete in
+            runBlocking { complete(Result { try body() }) }
+        })
     }
 
     public var request: HTTPRequest { base.request }
@@ -71,7 +93,7 @@ public struct XRPCRequestContext {
 
     /// The authenticated handler's view, once `ServiceAuth` verified a caller.
     func authenticated(_ base: XRPCContext) -> AuthenticatedContext? {
-        caller.map { AuthenticatedContext(base: base, caller: $0, deferredReplay: deferredReplay) }
+        caller.map { AuthenticatedContext(base: base, caller: $0, deferredReplay: deferredReplay, resumption: resumption) }
     }
 }
 

@@ -33,6 +33,11 @@ public struct XRPCMethod: Sendable {
     public let handler: Handler
     /// The handler records the token's replay check in its own transaction (`DeferredReplay`).
     public var recordsReplayInHandler = false
+    /// The request starts on the I/O thread instead of a worker (`HTTPResponder.startsOnIOThread`),
+    /// saving the hand-off to a worker and back. The handler must then block only through
+    /// `AuthenticatedContext.blocking` or `runBlocking`. Honoured only with `recordsReplayInHandler`,
+    /// so that nothing before the handler records the token (a write), and for buffered bodies.
+    public var startsOnIOThread = false
 
     /// Whether the router runs service auth before the handler.
     public var auth: Auth {

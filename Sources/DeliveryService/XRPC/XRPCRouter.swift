@@ -80,6 +80,11 @@ public final class XRPCRouter: HTTPResponder {
         return false
     }
 
+    public func startsOnIOThread(_ head: HTTPRequestHead) -> Bool {
+        guard let method = method(for: head.path) else { return false }
+        return method.startsOnIOThread && method.recordsReplayInHandler && method.streamedBody == nil
+    }
+
     /// Answers without ever setting the request aside (a token whose key is not cached gets 503,
     /// and a pending output is waited for).
     public func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -130,6 +135,18 @@ public final class XRPCRouter: HTTPResponder {
     private static func invoke(_ request: HTTPRequest, _ context: XRPCRequestContext,
                                errors: XRPCErrorMapping) -> XRPCResult {
         guard let method = context.method else { return XRPCResult(.methodNotImplemented(context.nsid)) }
+        if let resumption = context.resumption, resumption.isOnIOThread {
+            let result = call(method, request, context, errors: errors)
+            guard result.pending == nil else { return result }
+            // The steps on the answer's way back may write (the token's record after a refusal):
+            // they run where the result completes, so it completes on a worker.
+            return .pending(XRPCPendingResult { pending in resumption.runBlocking { pending.complete(result) } })
+        }
+        return call(method, request, context, errors: errors)
+    }
+
+    private static func call(_ method: XRPCMethod, _ request: HTTPRequest, _ context: XRPCRequestContext,
+                             errors: XRPCErrorMapping) -> XRPCResult {
         do {
             var request = request
             // A buffered method whose large body was streamed so that its token came first.
