@@ -1,26 +1,37 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import HTTP
 
 /// `HTTPResponder.startsOnIOThread`: a request that may block starts on its I/O thread, hands what
 /// blocks to the worker pool, and is answered the same way as a worker's.
 final class IOThreadStartTests: XCTestCase {
-    /// Every path under /start starts on the I/O thread; the body names the threads each step ran on.
+    /// Every path under /start starts on the I/O thread, /io is answered inline there (which tells
+    /// the responder the server's one I/O thread); the body names the thread each step ran on.
     struct StartingResponder: HTTPResponder {
-        func mayBlock(_ head: HTTPRequestHead) -> Bool { true }
+        final class Known: Sendable { let ioThread = Mutex<UInt?>(nil) }
+        let known = Known()
+
+        func mayBlock(_ head: HTTPRequestHead) -> Bool { head.path != "/io" }
         func startsOnIOThread(_ head: HTTPRequestHead) -> Bool { head.path.hasPrefix("/start") }
 
-        func respond(to request: HTTPRequest) -> HTTPResponse { Self.text("worker-only \(Self.thread)") }
+        func respond(to request: HTTPRequest) -> HTTPResponse {
+            guard request.path != "/io" else {
+                known.ioThread.withLock { $0 = UInt(pthread_self()) }
+                return Self.text("io")
+            }
+            return Self.text("worker-only \(thread)")
+        }
 
         func respond(to request: HTTPRequest, resumption: HTTPResumption) -> HTTPResponse? {
-            let first = "\(Self.thread) onIOThread=\(resumption.isOnIOThread) attempt=\(resumption.attempt)"
+            let first = "\(thread) onIOThread=\(resumption.isOnIOThread) attempt=\(resumption.attempt)"
             switch request.path {
             case "/start/now":
                 return Self.text(first)
             case "/start/blocking":
                 resumption.runBlocking {
                     usleep(50_000)
-                    resumption.respond(Self.text(first + " then " + Self.thread))
+                    resumption.respond(Self.text(first + " then " + thread))
                 }
                 return nil
             case "/start/resume":
@@ -32,24 +43,24 @@ final class IOThreadStartTests: XCTestCase {
             }
         }
 
-        /// "io", "worker" or "other", from the thread's name.
-        static var thread: String {
-            let name = Thread.current.name ?? ""
-            if name.hasPrefix("http-io") { return "io" }
-            if name.hasPrefix("http-worker") { return "worker" }
-            return "other"
-        }
+        /// "io" on the I/O thread, else "worker" (the server has no other threads that answer).
+        /// By pthread id: Foundation's thread names read back unreliably on a thread's first use.
+        var thread: String { known.ioThread.withLock { $0 } == UInt(pthread_self()) ? "io" : "worker" }
 
         static func text(_ text: String) -> HTTPResponse {
             HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array(text.utf8))
         }
     }
 
+    /// A server with one I/O thread, which the responder has learnt.
     private func startServer() throws -> HTTPServer {
         let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, ioThreads: 1, workerThreads: 2)
         let server = HTTPServer(configuration: configuration, responder: StartingResponder())
         try server.start()
         addTeardownBlock { server.shutdown() }
+        let client = try RawClient(port: server.port)
+        client.send(get("/io"))
+        XCTAssertEqual(try client.readResponse().bodyText, "io")
         return server
     }
 
