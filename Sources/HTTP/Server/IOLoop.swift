@@ -69,6 +69,9 @@ final class IOLoop {
                     let descriptor = Int32(truncatingIfNeeded: token & 0xFFFF_FFFF)
                     if let connection = connection(for: descriptor), connection.serial & 0xFFFF_FFFF == token >> 32 {
                         connection.handle(events: flags, loop: self)
+                        // A request started here may have taken a while (sendMessage's signature
+                        // check): answers that arrived meanwhile go out now, not after the round.
+                        if handle.hasCompletions { drainWakeups() }
                     } else if let stream = stream(for: descriptor), stream.serial & 0xFFFF_FFFF == token >> 32 {
                         stream.handle(events: flags, loop: self)
                     }

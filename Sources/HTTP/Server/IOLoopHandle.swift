@@ -41,6 +41,7 @@ final class IOLoopHandle: Sendable {
     let streamListeners: [Socket]
     private let inbox = Mutex<[Completion]>([])
     private let stopping = Atomic<Bool>(false)
+    private let waiting = Atomic<Bool>(false)
     /// HTTP connections assigned to this loop: counted when assigned (by whichever loop accepted
     /// them), released when closed. Shared-listener loops balance their connections by it.
     let assigned = Atomic<Int>(0)
@@ -55,6 +56,7 @@ final class IOLoopHandle: Sendable {
     func post(_ completion: Completion) {
         let wasEmpty = inbox.withLock { items in
             items.append(completion)
+            if items.count == 1 { waiting.store(true, ordering: .relaxed) }
             return items.count == 1
         }
         // One wake-up per batch: the loop drains the eventfd before taking the inbox.
@@ -63,11 +65,17 @@ final class IOLoopHandle: Sendable {
 
     func takeCompletions() -> [Completion] {
         inbox.withLock { items in
+            waiting.store(false, ordering: .relaxed)
             let taken = items
             items = []
             return taken
         }
     }
+
+    /// True once something was posted and not yet taken: the loop looks between the events of a
+    /// busy round, so that an answer does not wait behind every other connection's work.
+    /// A hint read without the lock; `takeCompletions` is what counts.
+    var hasCompletions: Bool { waiting.load(ordering: .relaxed) }
 
     func requestStop() {
         stopping.store(true, ordering: .releasing)
