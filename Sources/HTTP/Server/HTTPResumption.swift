@@ -11,8 +11,6 @@ import Synchronization
 public final class HTTPResumption: Sendable {
     /// How often the request was set aside before this run (0 on its first).
     public let attempt: Int
-    /// True while the responder runs on an I/O thread, where nothing may block.
-    public let isOnIOThread: Bool
     private let again: @Sendable () -> Void
     private let answer: @Sendable (HTTPResponse) -> Void
     /// The worker pool, for `runBlocking` from an I/O thread.
@@ -25,8 +23,10 @@ public final class HTTPResumption: Sendable {
         self.again = again
         self.answer = answer
         self.workers = workers
-        isOnIOThread = workers != nil
     }
+
+    /// True while the responder runs on an I/O thread, where nothing may block.
+    public var isOnIOThread: Bool { workers != nil }
 
     /// Runs `job`, which may block (database, network), where blocking is allowed: at once on a
     /// worker, or queued on the worker pool from an I/O thread.

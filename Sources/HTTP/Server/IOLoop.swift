@@ -204,12 +204,7 @@ final class IOLoop {
     /// its answer, now or later, is posted like a worker's, and `resume` runs it on the worker pool.
     func start(_ request: HTTPRequest, from connection: HTTPConnection) {
         let responder = responder
-        let answer: @Sendable (HTTPResumption) -> Completion.Payload? = { responder.respond(to: request, resumption: $0).map { .response($0) } }
-        let deliver = deliverer(for: connection)
-        let workers = shared.workers
-        let resumption = HTTPResumption(attempt: 0, again: { Self.run(attempt: 1, on: workers, answer, deliver: deliver) },
-                                        answer: { deliver(.response($0)) }, onIOThreadOf: workers)
-        if let payload = answer(resumption) { deliver(payload) }
+        run(for: connection, here: true) { responder.respond(to: request, resumption: $0) }
     }
 
     /// Runs a streamed-body request on the worker pool while the body is still arriving.
@@ -218,14 +213,20 @@ final class IOLoop {
         run(for: connection) { responder.respond(to: request, body: body, resumption: $0) }
     }
 
-    /// Runs `answer` on the worker pool and posts its response to the connection; an answer the
-    /// responder set aside runs again when it resumes it.
-    private func run(for connection: HTTPConnection, _ answer: @escaping @Sendable (HTTPResumption) -> HTTPResponse?) {
-        runPayload(for: connection) { answer($0).map { .response($0) } }
+    /// Runs `answer` on the worker pool (or first on this thread, `here`) and posts its response to
+    /// the connection; an answer the responder set aside runs again when it resumes it.
+    private func run(for connection: HTTPConnection, here: Bool = false, _ answer: @escaping @Sendable (HTTPResumption) -> HTTPResponse?) {
+        runPayload(for: connection, here: here) { answer($0).map { .response($0) } }
     }
 
-    private func runPayload(for connection: HTTPConnection, _ answer: @escaping @Sendable (HTTPResumption) -> Completion.Payload?) {
-        Self.run(attempt: 0, on: shared.workers, answer, deliver: deliverer(for: connection))
+    private func runPayload(for connection: HTTPConnection, here: Bool = false,
+                            _ answer: @escaping @Sendable (HTTPResumption) -> Completion.Payload?) {
+        let deliver = deliverer(for: connection)
+        if here {
+            Self.attempt(0, on: shared.workers, onIOThread: true, answer, deliver: deliver)
+        } else {
+            Self.run(attempt: 0, on: shared.workers, answer, deliver: deliver)
+        }
     }
 
     /// Posts a payload to `connection` from any thread.
@@ -238,11 +239,17 @@ final class IOLoop {
 
     private static func run(attempt: Int, on workers: WorkerPool, _ answer: @escaping @Sendable (HTTPResumption) -> Completion.Payload?,
                             deliver: @escaping @Sendable (Completion.Payload) -> Void) {
-        workers.submit {
-            let resumption = HTTPResumption(attempt: attempt, again: { run(attempt: attempt + 1, on: workers, answer, deliver: deliver) },
-                                            answer: { deliver(.response($0)) })
-            if let payload = answer(resumption) { deliver(payload) }
-        }
+        workers.submit { Self.attempt(attempt, on: workers, onIOThread: false, answer, deliver: deliver) }
+    }
+
+    /// One run of `answer` on this thread: a worker, or the I/O thread (`onIOThread`). Whatever it
+    /// sets aside runs again on the worker pool.
+    private static func attempt(_ attempt: Int, on workers: WorkerPool, onIOThread: Bool,
+                                _ answer: @escaping @Sendable (HTTPResumption) -> Completion.Payload?,
+                                deliver: @escaping @Sendable (Completion.Payload) -> Void) {
+        let resumption = HTTPResumption(attempt: attempt, again: { run(attempt: attempt + 1, on: workers, answer, deliver: deliver) },
+                                        answer: { deliver(.response($0)) }, onIOThreadOf: onIOThread ? workers : nil)
+        if let payload = answer(resumption) { deliver(payload) }
     }
 
     /// Asks the responder on the worker pool whether to accept a WebSocket handshake.
