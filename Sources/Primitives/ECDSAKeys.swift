@@ -6,6 +6,8 @@ public struct ECDSAPublicKey: Sendable {
     /// SEC1 uncompressed: 0x04 || x || y.
     public let uncompressed: [UInt8]
     let key: PKeyHandle
+    /// secp256k1 only: the key's own precomputation, built once it verifies a second time.
+    let secp256k1Tables: Secp256k1.KeyTablesCache?
 
     /// Accepts compressed or uncompressed SEC1; rejects points off the curve and the point at infinity.
     public init(curve: ECCurve, sec1 bytes: [UInt8]) throws(CryptoError) {
@@ -17,6 +19,7 @@ public struct ECDSAPublicKey: Sendable {
         self.curve = curve
         uncompressed = point
         key = try ECArithmetic.makeKey(curve: curve, uncompressed: point, scalar: nil)
+        secp256k1Tables = curve == .secp256k1 ? Secp256k1.KeyTablesCache() : nil
     }
 
     /// SEC1 compressed: 0x02/0x03 || x.
@@ -27,7 +30,8 @@ public struct ECDSAPublicKey: Sendable {
     /// secp256k1 runs natively (OpenSSL 3.0 has no fast path for it); the other curves use OpenSSL.
     public func isValidSignature(raw rs: [UInt8], for message: [UInt8], hash: HashAlgorithm) -> Bool {
         guard curve == .secp256k1 else { return openSSLIsValidSignature(raw: rs, for: message, hash: hash) }
-        return Secp256k1.isValidSignature(raw: rs, digest: hash.hash(message), uncompressedKey: uncompressed)
+        return Secp256k1.isValidSignature(raw: rs, digest: hash.hash(message), uncompressedKey: uncompressed,
+                                          tables: secp256k1Tables)
     }
 
     /// Checks a DER `ECDSA-Sig-Value` over `hash(message)`; non-canonical DER is rejected, as OpenSSL does.
@@ -36,7 +40,8 @@ public struct ECDSAPublicKey: Sendable {
         // OpenSSL accepts only DER that re-encodes to the same bytes.
         guard let rs = try? ECDSA.raw(fromDER: der, curve: curve),
               (try? ECDSA.der(fromRaw: rs, curve: curve)) == der else { return false }
-        return Secp256k1.isValidSignature(raw: rs, digest: hash.hash(message), uncompressedKey: uncompressed)
+        return Secp256k1.isValidSignature(raw: rs, digest: hash.hash(message), uncompressedKey: uncompressed,
+                                          tables: secp256k1Tables)
     }
 
     /// OpenSSL's verdict on every curve, which the native secp256k1 path is tested against.

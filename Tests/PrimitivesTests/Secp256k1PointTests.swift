@@ -92,10 +92,58 @@ final class Secp256k1PointTests: XCTestCase {
         XCTAssertEqual(table.low[0].sec1(compressed: false), reference.linearCombination(u1: one, u2: zero, q: generator))
     }
 
+    func test_linearCombination_withKeyTables_randomScalars_matchOpenSSL() throws {
+        for round in 0..<60 {
+            let q = try ECDSAPrivateKey.generate(curve: .secp256k1).publicKey.uncompressed
+            var u1 = Scalar(bigEndian: SecureRandom.bytes(32)).reducedModN
+            var u2 = Scalar(bigEndian: SecureRandom.bytes(32)).reducedModN
+            // Some with short or lopsided scalars: whole 64-bit quarters zero, or all ones.
+            if round % 3 == 1 { u1 = Scalar(u1.l0, 0, u1.l2, 0); u2 = Scalar(0, u2.l1, 0, 0) }
+            if round % 3 == 2 { u1 = Scalar(.max, .max, 0, 0); u2 = Scalar(0, 0, .max, 0) }
+            try assertCombination(u1, u2, q)
+        }
+    }
+
+    func test_keyTables_holdOddMultiplesOfQ_λQ_and2To64Multiples() throws {
+        let key = try ECDSAPrivateKey.generate(curve: .secp256k1).publicKey.uncompressed
+        let tables = Secp256k1.KeyTables(try XCTUnwrap(Point(sec1: key)))
+        let zero = Scalar.zero.bigEndianBytes
+        let lambda = Secp256k1.Endomorphism.lambda.bigEndianBytes
+        let twoTo64 = Scalar(0, 1, 0, 0).bigEndianBytes
+        XCTAssertEqual(tables.q.count, 1 << (Secp256k1.KeyTables.width - 2))
+        for index in tables.q.indices {
+            let multiple = Scalar(UInt64(2 * index + 1), 0, 0, 0).bigEndianBytes
+            func times(_ factors: [UInt8]...) -> [UInt8]? {
+                let scalar = factors.reduce(multiple) { reference.modMul($0, $1, reference.n) }
+                return reference.linearCombination(u1: zero, u2: scalar, q: key)
+            }
+            XCTAssertEqual(tables.q[index].sec1(compressed: false), times())
+            XCTAssertEqual(tables.lambdaQ[index].sec1(compressed: false), times(lambda))
+            XCTAssertEqual(tables.q64[index].sec1(compressed: false), times(twoTo64))
+            XCTAssertEqual(tables.lambdaQ64[index].sec1(compressed: false), times(lambda, twoTo64))
+        }
+    }
+
+    func test_generatorQuarters_holdOddMultiplesOf2To64GAnd2To192G() {
+        let quarters = Secp256k1.GeneratorTable.Quarters.shared
+        let zero = Scalar.zero.bigEndianBytes
+        for index in [0, 1, 5, quarters.g64.count - 1] {
+            let multiple = Scalar(UInt64(2 * index + 1), 0, 0, 0).bigEndianBytes
+            let at64 = reference.modMul(multiple, Scalar(0, 1, 0, 0).bigEndianBytes, reference.n)
+            let at192 = reference.modMul(multiple, Scalar(0, 0, 0, 1).bigEndianBytes, reference.n)
+            XCTAssertEqual(quarters.g64[index].sec1(compressed: false), reference.linearCombination(u1: at64, u2: zero, q: generator))
+            XCTAssertEqual(quarters.g192[index].sec1(compressed: false), reference.linearCombination(u1: at192, u2: zero, q: generator))
+        }
+    }
+
+    /// Both paths, the general one and the one with Q's `KeyTables`, against OpenSSL.
     private func assertCombination(_ u1: Scalar, _ u2: Scalar, _ q: [UInt8], line: UInt = #line) throws {
         let point = try XCTUnwrap(Point(sec1: q), line: line)
         let native = Secp256k1.linearCombination(u1: u1, u2: u2, q: point).affine?.sec1(compressed: false)
         let expected = reference.linearCombination(u1: u1.bigEndianBytes, u2: u2.bigEndianBytes, q: q)
         XCTAssertEqual(native, expected, "u1 \(u1.bigEndianBytes) u2 \(u2.bigEndianBytes)", line: line)
+        let withTables = try XCTUnwrap(Secp256k1.linearCombination(u1: u1, u2: u2, tables: Secp256k1.KeyTables(point)), line: line)
+        XCTAssertEqual(withTables.affine?.sec1(compressed: false), expected, "with tables: u1 \(u1.bigEndianBytes) u2 \(u2.bigEndianBytes)",
+                       line: line)
     }
 }

@@ -38,6 +38,49 @@ final class Secp256k1VerifierTests: XCTestCase {
         XCTAssertEqual(failures.load(ordering: .relaxed), 0)
     }
 
+    func test_aKeyGetsItsTables_onItsSecondVerification_andKeepsDecidingAsOpenSSL() throws {
+        let key = try ECDSAPrivateKey.generate(curve: .secp256k1)
+        let point = try XCTUnwrap(Secp256k1.AffinePoint(sec1: key.publicKey.uncompressed))
+        let budget = Secp256k1.KeyTablesBudget(limit: 10)
+        let cache = Secp256k1.KeyTablesCache(budget: budget)
+        XCTAssertNil(cache.tables(for: point), "a first use builds nothing")
+        XCTAssertEqual(budget.inUse, 0)
+        XCTAssertNotNil(cache.tables(for: point), "the second use builds the tables")
+        XCTAssertEqual(budget.inUse, 1)
+        XCTAssertNotNil(cache.tables(for: point))
+        XCTAssertEqual(budget.inUse, 1)
+        // Through the public key: every use from the second on takes the tables' path.
+        let publicKey = key.publicKey
+        for round in 0..<20 {
+            let message = SecureRandom.bytes(round + 1)
+            var raw = try key.signature(for: message, hash: .sha256).raw
+            if round.isMultiple(of: 3) { raw[Int.random(in: 0..<64)] ^= 1 }
+            XCTAssertEqual(publicKey.isValidSignature(raw: raw, for: message, hash: .sha256),
+                           publicKey.openSSLIsValidSignature(raw: raw, for: message, hash: .sha256), "round \(round)")
+            XCTAssertEqual(publicKey.isValidSignature(raw: raw, for: message, hash: .sha256), !round.isMultiple(of: 3))
+        }
+        XCTAssertNotNil(publicKey.secp256k1Tables?.tables(for: point))
+    }
+
+    func test_keyTablesBudget_capsTheKeysHoldingTables_andIsGivenBackWhenAKeyGoes() throws {
+        let budget = Secp256k1.KeyTablesBudget(limit: 1)
+        let first = try XCTUnwrap(Secp256k1.AffinePoint(sec1: ECDSAPrivateKey.generate(curve: .secp256k1).publicKey.uncompressed))
+        let second = try XCTUnwrap(Secp256k1.AffinePoint(sec1: ECDSAPrivateKey.generate(curve: .secp256k1).publicKey.uncompressed))
+        var holder: Secp256k1.KeyTablesCache? = Secp256k1.KeyTablesCache(budget: budget)
+        _ = holder?.tables(for: first)
+        XCTAssertNotNil(holder?.tables(for: first))
+        let refused = Secp256k1.KeyTablesCache(budget: budget)
+        _ = refused.tables(for: second)
+        XCTAssertNil(refused.tables(for: second), "over the budget")
+        XCTAssertNil(refused.tables(for: second), "and for good")
+        XCTAssertEqual(budget.inUse, 1)
+        holder = nil
+        XCTAssertEqual(budget.inUse, 0, "a key's tables go with it")
+        let later = Secp256k1.KeyTablesCache(budget: budget)
+        _ = later.tables(for: second)
+        XCTAssertNotNil(later.tables(for: second))
+    }
+
     func test_sha384AndSHA512Digests_useTheirLeftmost256Bits() throws {
         let key = try ECDSAPrivateKey.generate(curve: .secp256k1)
         for hash in [HashAlgorithm.sha384, .sha512] {

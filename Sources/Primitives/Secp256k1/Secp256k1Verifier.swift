@@ -5,7 +5,9 @@ extension Secp256k1 {
     /// ECDSA verification (SEC 1 §4.1.4) of r‖s (32 bytes each, big-endian) against a digest, with the
     /// same accept/reject decisions as OpenSSL: r and s in [1, n−1], e = the leftmost 256 bits of the
     /// digest, and R = u1·G + u2·Q accepted when R ≠ ∞ and x(R) mod n = r. High S is accepted.
-    static func isValidSignature(raw rs: [UInt8], digest: [UInt8], publicKey q: AffinePoint) -> Bool {
+    /// With `tables` (Q's own, `KeyTables`), u2·Q takes the faster path; the decision is the same.
+    static func isValidSignature(raw rs: [UInt8], digest: [UInt8], publicKey q: AffinePoint,
+                                 tables: KeyTablesCache? = nil) -> Bool {
         guard rs.count == 64 else { return false }
         let r = Scalar(bigEndian: rs, at: 0)
         let s = Scalar(bigEndian: rs, at: 32)
@@ -14,15 +16,17 @@ extension Secp256k1 {
         let sInverse = s.inverseMontgomery
         let u1 = e.times(montgomery: sInverse)
         let u2 = r.times(montgomery: sInverse)
-        let point = linearCombination(u1: u1, u2: u2, q: q)
+        let point = tables?.tables(for: q).flatMap { linearCombination(u1: u1, u2: u2, tables: $0) }
+            ?? linearCombination(u1: u1, u2: u2, q: q)
         return xCoordinate(of: point, matches: r)
     }
 
     /// The same check for a key given as SEC1 0x04‖x‖y that has already been validated.
-    static func isValidSignature(raw rs: [UInt8], digest: [UInt8], uncompressedKey key: [UInt8]) -> Bool {
+    static func isValidSignature(raw rs: [UInt8], digest: [UInt8], uncompressedKey key: [UInt8],
+                                 tables: KeyTablesCache? = nil) -> Bool {
         guard key.count == 65, key[0] == 0x04,
               let x = FieldElement(bigEndian: key, at: 1), let y = FieldElement(bigEndian: key, at: 33) else { return false }
-        return isValidSignature(raw: rs, digest: digest, publicKey: AffinePoint(x: x, y: y))
+        return isValidSignature(raw: rs, digest: digest, publicKey: AffinePoint(x: x, y: y), tables: tables)
     }
 
     /// The leftmost 256 bits of the digest as an integer (SEC 1 §4.1.3 step 5); shorter digests are
@@ -72,6 +76,45 @@ extension Secp256k1 {
             if let point = entry(generator.high, streamHigh.digits[i]) { result = result.adding(point, scaledBy: table.z) }
         }
         return JacobianPoint(x: result.x, y: result.y, z: result.z * table.z)
+    }
+
+    /// u1·G + u2·Q with Q's `KeyTables`: the GLV halves of u2 and u1 itself each split into 64-bit
+    /// parts, eight wNAF streams over 64 doublings. Nil when a GLV half is not below 2^128 (`split`
+    /// promises it is; the caller then takes the general path rather than trust it).
+    static func linearCombination(u1: Scalar, u2: Scalar, tables: KeyTables) -> JacobianPoint? {
+        let (k1, k2) = Endomorphism.split(u2)
+        let m1 = k1.magnitude, m2 = k2.magnitude
+        guard (m1.l2 | m1.l3 | m2.l2 | m2.l3) == 0 else { return nil }
+        let generator = GeneratorTable.shared
+        let quarters = GeneratorTable.Quarters.shared
+        let w = KeyTables.width, gw = GeneratorTable.width
+        let q0 = WNAF(Scalar(m1.l0, 0, 0, 0), width: w), q1 = WNAF(Scalar(m1.l1, 0, 0, 0), width: w)
+        let l0 = WNAF(Scalar(m2.l0, 0, 0, 0), width: w), l1 = WNAF(Scalar(m2.l1, 0, 0, 0), width: w)
+        let g0 = WNAF(Scalar(u1.l0, 0, 0, 0), width: gw), g1 = WNAF(Scalar(u1.l1, 0, 0, 0), width: gw)
+        let g2 = WNAF(Scalar(u1.l2, 0, 0, 0), width: gw), g3 = WNAF(Scalar(u1.l3, 0, 0, 0), width: gw)
+
+        var result = JacobianPoint.infinity
+        let top = max(q0.count, q1.count, l0.count, l1.count, g0.count, g1.count, g2.count, g3.count)
+        for i in stride(from: top - 1, through: 0, by: -1) {
+            if !result.isInfinity { result = result.doubled() }
+            add(&result, tables.q, q0.digits[i], negated: k1.isNegative)
+            add(&result, tables.q64, q1.digits[i], negated: k1.isNegative)
+            add(&result, tables.lambdaQ, l0.digits[i], negated: k2.isNegative)
+            add(&result, tables.lambdaQ64, l1.digits[i], negated: k2.isNegative)
+            add(&result, generator.low, g0.digits[i], negated: false)
+            add(&result, quarters.g64, g1.digits[i], negated: false)
+            add(&result, generator.high, g2.digits[i], negated: false)
+            add(&result, quarters.g192, g3.digits[i], negated: false)
+        }
+        return result
+    }
+
+    /// result + digit·P from P's table of odd multiples, for −P when `negated`.
+    @inline(__always)
+    private static func add(_ result: inout JacobianPoint, _ table: [AffinePoint], _ digit: Int16, negated: Bool) {
+        if digit == 0 { return }
+        let point = table[Int(digit.magnitude) >> 1]
+        result = result.adding((digit < 0) != negated ? point.negated : point)
     }
 
     @inline(__always)
