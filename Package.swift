@@ -44,7 +44,7 @@ let package = Package(
         .executableTarget(name: "crypto-vectors", dependencies: ["CryptoVectors"]),
         // The differential test of PublicGroup against members (mutated commits), shared by the
         // mls-mutants runner and the test suite.
-        .target(name: "MLSMutations", dependencies: ["MLS", "Primitives"]),
+        .target(name: "MLSMutations", dependencies: ["Basics", "MLS", "Primitives"]),
         .executableTarget(name: "mls-mutants", dependencies: ["MLSMutations", "MLS"]),
         .executableTarget(name: "mls-bench", dependencies: ["MLS", "Primitives"], path: "Benchmarks/MLSBench"),
         // Secret-dependent branches and addresses in ML-KEM/X-Wing, under Valgrind (scripts/ct-check.sh).
@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["Basics", "JSON", "Lexicon"]),
         .testTarget(name: "PrimitivesTests", dependencies: ["Basics", "Primitives"]),
-        .testTarget(name: "MLSTests", dependencies: ["MLS", "MLSVectors", "MLSMutations", "MLSTestSupport"]),
+        .testTarget(name: "MLSTests", dependencies: ["Basics", "MLS", "MLSVectors", "MLSMutations", "MLSTestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["Basics", "HTTP"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"], exclude: ["Fixtures"]),
         .testTarget(name: "MQTTServerTests", dependencies: ["MQTT", "MQTTServer", "MQTTClient", "HTTP"]),

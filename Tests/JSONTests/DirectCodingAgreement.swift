@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import JSON
 import XCTest
@@ -28,7 +29,7 @@ enum DirectCodingAgreement {
             }
         }
         let replacements = replacements
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         for _ in 0..<randomCount {
             var value = root
             for _ in 0..<(2 + Int(random.next() % 3)) {
@@ -119,16 +120,5 @@ enum DirectCodingAgreement {
 
     private static func serialize(_ value: Any) -> [UInt8] {
         [UInt8](try! JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys]))
-    }
-
-    private struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
