@@ -24,22 +24,22 @@ public enum Timestamp {
         guard (0...9999).contains(year) else { return general(seconds: seconds, milli: milli) }
         return String(unsafeUninitializedCapacity: 24) { out in
             var position = 0
-            func put(_ value: Int64, _ width: Int, then separator: Character) {
+            func put(_ value: Int64, _ width: Int, then separator: UInt8) {
                 var rest = value
                 for digit in stride(from: width - 1, through: 0, by: -1) {
                     out[position + digit] = UInt8(ascii: "0") + UInt8(rest % 10)
                     rest /= 10
                 }
-                out[position + width] = separator.asciiValue!
+                out[position + width] = separator
                 position += width + 1
             }
-            put(year, 4, then: "-")
-            put(month, 2, then: "-")
-            put(day, 2, then: "T")
-            put(secondOfDay / 3600, 2, then: ":")
-            put(secondOfDay / 60 % 60, 2, then: ":")
-            put(secondOfDay % 60, 2, then: ".")
-            put(milli, 3, then: "Z")
+            put(year, 4, then: UInt8(ascii: "-"))
+            put(month, 2, then: UInt8(ascii: "-"))
+            put(day, 2, then: UInt8(ascii: "T"))
+            put(secondOfDay / 3600, 2, then: UInt8(ascii: ":"))
+            put(secondOfDay / 60 % 60, 2, then: UInt8(ascii: ":"))
+            put(secondOfDay % 60, 2, then: UInt8(ascii: "."))
+            put(milli, 3, then: UInt8(ascii: "Z"))
             return position
         }
     }

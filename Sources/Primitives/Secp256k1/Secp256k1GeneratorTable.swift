@@ -14,10 +14,8 @@ extension Secp256k1 {
 
         private init() {
             let g = JacobianPoint(.generator)
-            var g128 = g
-            for _ in 0..<128 { g128 = g128.doubled() }
             low = Self.oddMultiples(of: g, count: 1 << (Self.width - 2))
-            high = Self.oddMultiples(of: g128, count: 1 << (Self.width - 2))
+            high = Self.oddMultiples(of: g.doubled(times: 128), count: 1 << (Self.width - 2))
         }
 
         /// P, 3P, 5P, … in affine form, normalised together with one field inversion.

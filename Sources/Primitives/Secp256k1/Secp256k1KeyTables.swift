@@ -19,13 +19,10 @@ extension Secp256k1 {
         /// then infinity.
         init(_ point: AffinePoint) {
             let count = 1 << (Self.width - 2)
-            var shifted = JacobianPoint(point)
-            for _ in 0..<64 { shifted = shifted.doubled() }
             q = GeneratorTable.oddMultiples(of: JacobianPoint(point), count: count)
-            q64 = GeneratorTable.oddMultiples(of: shifted, count: count)
-            // λ·(x, y) = (β·x, y) (`Endomorphism`).
-            lambdaQ = q.map { AffinePoint(x: ($0.x * Endomorphism.beta).normalized, y: $0.y) }
-            lambdaQ64 = q64.map { AffinePoint(x: ($0.x * Endomorphism.beta).normalized, y: $0.y) }
+            q64 = GeneratorTable.oddMultiples(of: JacobianPoint(point).doubled(times: 64), count: count)
+            lambdaQ = q.map(\.lambdaImage)
+            lambdaQ64 = q64.map(\.lambdaImage)
         }
     }
 
@@ -81,9 +78,12 @@ extension Secp256k1 {
                     state = .usedOnce
                     return false
                 case .usedOnce:
-                    state = budget.take() ? .building : .declined
-                    if case .building = state { return true }
-                    return false
+                    guard budget.take() else {
+                        state = .declined
+                        return false
+                    }
+                    state = .building
+                    return true
                 case .building, .built, .declined:
                     return false
                 }
@@ -113,10 +113,8 @@ extension Secp256k1.GeneratorTable {
         static let shared = Quarters()
 
         private init() {
-            var g64 = Secp256k1.JacobianPoint(.generator)
-            for _ in 0..<64 { g64 = g64.doubled() }
-            var g192 = g64
-            for _ in 0..<128 { g192 = g192.doubled() }
+            let g64 = Secp256k1.JacobianPoint(.generator).doubled(times: 64)
+            let g192 = g64.doubled(times: 128)
             let count = 1 << (Secp256k1.GeneratorTable.width - 2)
             self.g64 = Secp256k1.GeneratorTable.oddMultiples(of: g64, count: count)
             self.g192 = Secp256k1.GeneratorTable.oddMultiples(of: g192, count: count)

@@ -20,6 +20,9 @@ extension Secp256k1 {
 
         var negated: AffinePoint { AffinePoint(x: x, y: -y) }
 
+        /// λ·P = (β·x, y), the GLV endomorphism (`Endomorphism`).
+        var lambdaImage: AffinePoint { AffinePoint(x: x * Endomorphism.beta, y: y) }
+
         /// The point for a SEC1 encoding (SEC 1 §2.3.4): 0x04‖x‖y, or 0x02/0x03‖x with y recovered as
         /// √(x³ + 7) of the given parity. Rejects other lengths and prefixes, coordinates ≥ p and points
         /// off the curve; SEC1 has no encoding of infinity here beyond the single byte 0x00, also rejected.
@@ -73,6 +76,13 @@ extension Secp256k1 {
             let zInverse = z.inverse
             let zInverse2 = zInverse.squared
             return AffinePoint(x: (x * zInverse2).normalized, y: (y * zInverse2 * zInverse).normalized)
+        }
+
+        /// 2^count·P.
+        func doubled(times count: Int) -> JacobianPoint {
+            var point = self
+            for _ in 0..<count { point = point.doubled() }
+            return point
         }
 
         /// 2P for a = 0 ("dbl-2009-l", Explicit-Formulas Database): 2M + 5S.

@@ -61,7 +61,7 @@ extension Secp256k1 {
         guard let table = PublicKeyTable(q, count: 1 << (publicKeyWidth - 2)) else { return .infinity }
         let tableQ = k1.isNegative ? table.points.map(\.negated) : table.points
         let tableLambdaQ = table.points.map { point in
-            AffinePoint(x: point.x * Endomorphism.beta, y: k2.isNegative ? -point.y : point.y)
+            k2.isNegative ? point.lambdaImage.negated : point.lambdaImage
         }
 
         // The loop runs in the frame where the public-key tables are affine (see PublicKeyTable);
