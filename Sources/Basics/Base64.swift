@@ -11,17 +11,10 @@ public enum Base64 {
         /// RFC 4648 §5: `-` and `_` (base64url, as JWS uses it, RFC 7515 §2).
         case url
 
-        fileprivate var characters: [UInt8] {
+        fileprivate var tables: Tables {
             switch self {
-            case .standard: Base64.standardCharacters
-            case .url: Base64.urlCharacters
-            }
-        }
-
-        fileprivate var values: [UInt8] {
-            switch self {
-            case .standard: Base64.standardValues
-            case .url: Base64.urlValues
+            case .standard: Base64.standardTables
+            case .url: Base64.urlTables
             }
         }
     }
@@ -29,7 +22,7 @@ public enum Base64 {
     public static func encode(_ bytes: [UInt8], padding: Bool = true, alphabet: Alphabet = .standard) -> String {
         let length = encodedLength(bytes.count, padding: padding)
         return String(unsafeUninitializedCapacity: length) { out in
-            bytes.withUnsafeBufferPointer { write($0, padding: padding, characters: alphabet.characters, into: out) }
+            bytes.withUnsafeBufferPointer { write($0, padding: padding, tables: alphabet.tables, into: out.baseAddress!) }
             return length
         }
     }
@@ -41,7 +34,7 @@ public enum Base64 {
         // Encoded into scratch space (on the stack when small), then copied in one go: Array has no
         // way to grow by uninitialized elements.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { scratch in
-            bytes.withUnsafeBufferPointer { write($0, padding: padding, characters: alphabet.characters, into: scratch) }
+            bytes.withUnsafeBufferPointer { write($0, padding: padding, tables: alphabet.tables, into: scratch.baseAddress!) }
             out.append(contentsOf: UnsafeBufferPointer(scratch))
         }
     }
@@ -66,52 +59,46 @@ public enum Base64 {
             if input[end - 1] == UInt8(ascii: "=") { end -= 1 }
         }
         if end % 4 == 1 { return nil }
+        guard end > 0, let text = input.baseAddress else { return [] }
         let groups = end / 4
         let tail = end % 4
         let count = groups * 3 + (tail == 0 ? 0 : tail - 1)
-        var invalid = false
-        let out = alphabet.values.withUnsafeBufferPointer { values in
-            [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
-                // Every value is 0–63, or 0xFF for a byte outside the alphabet: OR-ing them all and
-                // checking once keeps the loop free of branches.
-                var seen: UInt32 = 0
-                var i = 0
-                var o = 0
-                for _ in 0..<groups {
-                    let a = UInt32(values[Int(input[i])]), b = UInt32(values[Int(input[i + 1])])
-                    let c = UInt32(values[Int(input[i + 2])]), d = UInt32(values[Int(input[i + 3])])
-                    seen |= a | b | c | d
-                    let n = a << 18 | b << 12 | c << 6 | d
-                    out[o] = UInt8(truncatingIfNeeded: n >> 16)
-                    out[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
-                    out[o + 2] = UInt8(truncatingIfNeeded: n)
-                    i += 4
-                    o += 3
-                }
-                switch tail {
-                case 2:
-                    let a = UInt32(values[Int(input[i])]), b = UInt32(values[Int(input[i + 1])])
-                    seen |= a | b
-                    // 12 bits carry one byte; the low 4 must be zero.
-                    if b & 0xF != 0 { seen |= 0xFF }
-                    out[o] = UInt8(truncatingIfNeeded: a << 2 | b >> 4)
-                case 3:
-                    let a = UInt32(values[Int(input[i])]), b = UInt32(values[Int(input[i + 1])])
-                    let c = UInt32(values[Int(input[i + 2])])
-                    seen |= a | b | c
-                    // 18 bits carry two bytes; the low 2 must be zero.
-                    if c & 0x3 != 0 { seen |= 0xFF }
-                    let n = a << 12 | b << 6 | c
-                    out[o] = UInt8(truncatingIfNeeded: n >> 10)
-                    out[o + 1] = UInt8(truncatingIfNeeded: n >> 2)
-                default:
-                    break
-                }
-                invalid = seen > 63
-                initialized = count
+        // Per character position in a group, the six-bit value already shifted into place, or
+        // `Tables.invalid` (above 24 bits) for a byte outside the alphabet: OR-ing them gives the
+        // group's 24 bits, and one check at the end catches any invalid byte.
+        let d0 = alphabet.tables.decode, d1 = d0 + 256, d2 = d0 + 512, d3 = d0 + 768
+        var seen: UInt32 = 0
+        let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let out = buffer.baseAddress!
+            var i = 0
+            var o = 0
+            for _ in 0..<groups {
+                let n = d0[Int(text[i])] | d1[Int(text[i + 1])] | d2[Int(text[i + 2])] | d3[Int(text[i + 3])]
+                seen |= n
+                out[o] = UInt8(truncatingIfNeeded: n >> 16)
+                out[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
+                out[o + 2] = UInt8(truncatingIfNeeded: n)
+                i += 4
+                o += 3
             }
+            switch tail {
+            case 2:
+                let n = d0[Int(text[i])] | d1[Int(text[i + 1])]
+                // 12 bits carry one byte; the low 4 must be zero.
+                seen |= n | (n & 0xF000 == 0 ? 0 : Tables.invalid)
+                out[o] = UInt8(truncatingIfNeeded: n >> 16)
+            case 3:
+                let n = d0[Int(text[i])] | d1[Int(text[i + 1])] | d2[Int(text[i + 2])]
+                // 18 bits carry two bytes; the low 2 must be zero.
+                seen |= n | (n & 0xC0 == 0 ? 0 : Tables.invalid)
+                out[o] = UInt8(truncatingIfNeeded: n >> 16)
+                out[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
+            default:
+                break
+            }
+            initialized = count
         }
-        return invalid ? nil : out
+        return seen & Tables.invalid == 0 ? out : nil
     }
 
     // MARK: Encoding
@@ -121,45 +108,69 @@ public enum Base64 {
         return count / 3 * 4 + (rest == 0 ? 0 : padding ? 4 : rest + 1)
     }
 
-    /// Writes the encoding of `bytes` into `out`, which holds exactly `encodedLength` bytes.
-    private static func write(_ bytes: UnsafeBufferPointer<UInt8>, padding: Bool, characters: [UInt8],
-                              into out: UnsafeMutableBufferPointer<UInt8>) {
-        characters.withUnsafeBufferPointer { characters in
-            var i = 0
-            var o = 0
-            while i + 3 <= bytes.count {
-                let n = Int(bytes[i]) << 16 | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2])
-                out[o] = characters[n >> 18]
-                out[o + 1] = characters[n >> 12 & 63]
-                out[o + 2] = characters[n >> 6 & 63]
-                out[o + 3] = characters[n & 63]
-                i += 3
-                o += 4
-            }
-            let rest = bytes.count - i
-            guard rest > 0 else { return }
-            let n = Int(bytes[i]) << 16 | (rest == 2 ? Int(bytes[i + 1]) << 8 : 0)
-            out[o] = characters[n >> 18]
-            out[o + 1] = characters[n >> 12 & 63]
-            if rest == 2 { out[o + 2] = characters[n >> 6 & 63] }
-            if padding {
-                if rest == 1 { out[o + 2] = UInt8(ascii: "=") }
-                out[o + 3] = UInt8(ascii: "=")
-            }
+    /// Writes the encoding of `bytes` at `out`, which has room for exactly `encodedLength` bytes:
+    /// each three bytes as two twelve-bit halves, each half two characters from the pair table.
+    private static func write(_ bytes: UnsafeBufferPointer<UInt8>, padding: Bool, tables: Tables,
+                              into out: UnsafeMutablePointer<UInt8>) {
+        let pairs = tables.pairs
+        let raw = UnsafeMutableRawPointer(out)
+        var i = 0
+        var o = 0
+        while i + 3 <= bytes.count {
+            let n = Int(bytes[i]) << 16 | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2])
+            raw.storeBytes(of: pairs[n >> 12], toByteOffset: o, as: UInt16.self)
+            raw.storeBytes(of: pairs[n & 0xFFF], toByteOffset: o + 2, as: UInt16.self)
+            i += 3
+            o += 4
+        }
+        let rest = bytes.count - i
+        guard rest > 0 else { return }
+        let characters = tables.characters
+        let n = Int(bytes[i]) << 16 | (rest == 2 ? Int(bytes[i + 1]) << 8 : 0)
+        out[o] = characters[n >> 18]
+        out[o + 1] = characters[n >> 12 & 63]
+        if rest == 2 { out[o + 2] = characters[n >> 6 & 63] }
+        if padding {
+            if rest == 1 { out[o + 2] = UInt8(ascii: "=") }
+            out[o + 3] = UInt8(ascii: "=")
         }
     }
 
     // MARK: Tables
 
-    private static let standardCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-    private static let urlCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-    private static let standardValues = values(of: standardCharacters)
-    private static let urlValues = values(of: urlCharacters)
+    /// One alphabet's lookup tables, built once at first use and never freed (about 12 KB).
+    fileprivate struct Tables: @unchecked Sendable {
+        /// Above every group's 24 bits: the decode tables' mark for a byte outside the alphabet.
+        static let invalid: UInt32 = 0x0100_0000
 
-    /// Six-bit value by byte; 0xFF (more than six bits) for bytes outside the alphabet.
-    private static func values(of characters: [UInt8]) -> [UInt8] {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (index, byte) in characters.enumerated() { table[Int(byte)] = UInt8(index) }
-        return table
+        /// The 64 characters.
+        let characters: UnsafePointer<UInt8>
+        /// 4096 entries: the two characters of a twelve-bit value, in memory order when stored.
+        let pairs: UnsafePointer<UInt16>
+        /// 4 × 256 entries: by position in a group and byte, the byte's six-bit value shifted to
+        /// its place in the group's 24 bits (18, 12, 6, 0), or `invalid`.
+        let decode: UnsafePointer<UInt32>
+
+        init(_ alphabet: String) {
+            let characters = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+            characters.initialize(from: Array(alphabet.utf8), count: 64)
+            let pairs = UnsafeMutablePointer<UInt16>.allocate(capacity: 4096)
+            for value in 0..<4096 {
+                pairs[value] = (UInt16(characters[value >> 6]) | UInt16(characters[value & 63]) << 8).littleEndian
+            }
+            let decode = UnsafeMutablePointer<UInt32>.allocate(capacity: 1024)
+            decode.initialize(repeating: Self.invalid, count: 1024)
+            for index in 0..<64 {
+                for position in 0..<4 {
+                    decode[position * 256 + Int(characters[index])] = UInt32(index) << (18 - 6 * position)
+                }
+            }
+            self.characters = UnsafePointer(characters)
+            self.pairs = UnsafePointer(pairs)
+            self.decode = UnsafePointer(decode)
+        }
     }
+
+    private static let standardTables = Tables("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+    private static let urlTables = Tables("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 }

@@ -13,14 +13,17 @@ enum JSONStringScan {
         var index = start
         let nonASCII = stopAtNonASCII ? highBits : 0
         while index + 8 <= count {
-            let word = (base + index).loadUnaligned(as: UInt64.self)
+            let word = UInt64(littleEndian: (base + index).loadUnaligned(as: UInt64.self))
             // Per byte, the high bit of each term is set where (at least where, for the first one
-            // found) a byte is below 0x20, equal to `"`, equal to `\`; borrows can only mark bytes
-            // after a true hit, so "none" is exact.
+            // found) a byte is below 0x20, equal to `"`, equal to `\`, at or above 0x80; borrows can
+            // only mark bytes after a true hit, so the lowest mark is exact: the first special byte.
+            // (`&` binds tighter than `&-`: every subtraction is parenthesized.)
             let control = (word &- 0x20 &* ones) & ~word
-            let quote = (word ^ (0x22 &* ones)) &- ones & ~(word ^ (0x22 &* ones))
-            let backslash = (word ^ (0x5C &* ones)) &- ones & ~(word ^ (0x5C &* ones))
-            if (control | quote | backslash) & highBits != 0 || word & nonASCII != 0 { break }
+            let quotes = word ^ (0x22 &* ones), backslashes = word ^ (0x5C &* ones)
+            let quote = (quotes &- ones) & ~quotes
+            let backslash = (backslashes &- ones) & ~backslashes
+            let marks = (control | quote | backslash | word & nonASCII) & highBits
+            if marks != 0 { return index + marks.trailingZeroBitCount >> 3 }
             index += 8
         }
         while index < count {
