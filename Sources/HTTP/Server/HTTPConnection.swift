@@ -18,6 +18,8 @@ final class HTTPConnection {
     private(set) var isClosed = false
     private var actions: [Action] = []
     private var handshakeReported = false
+    /// The connection waits in its loop's held flushes.
+    var flushHeld = false
 
     // MARK: Input
 
@@ -214,6 +216,15 @@ final class HTTPConnection {
     }
 
     private func flush(loop: IOLoop) -> Event {
+        // Held to the end of the loop's round (IOLoop.holdsFlushes): to the machine, a socket that
+        // is not writable yet. WebSocket frames and file bodies go out at once.
+        if loop.holdsFlushes, webSocket == nil, fileBody == nil {
+            if !flushHeld {
+                flushHeld = true
+                loop.holdFlush(of: self)
+            }
+            return .flushed(.blocked(unsent: output.unsentBytes, file: false), progressed: false)
+        }
         var progressed = false
         var blocked: Event { .flushed(.blocked(unsent: output.unsentBytes, file: fileBody != nil), progressed: progressed) }
         while true {

@@ -48,6 +48,39 @@ final class IOLoop {
         sweepInterval = Swift.min(Swift.max(shortest / 4, 5_000_000), 250_000_000)
     }
 
+    // MARK: Flushes held to the end of a round
+
+    /// At most this many connections hold their flush in one round; the next one writes them all.
+    static let maxHeldFlushes = 16
+    /// The round being run has several events: connections' writes wait for its end
+    /// (`holdFlush(of:)`). A client on this host (a reverse proxy, a load generator) is then woken
+    /// once for a batch of answers instead of once per answer, as with a server that writes its
+    /// replies just before it waits again. A round of one event writes at once, so an idle server
+    /// adds no latency; under load an answer waits for at most `maxHeldFlushes` others.
+    private(set) var holdsFlushes = false
+    private var heldFlushes: [HTTPConnection] = []
+
+    /// `connection` has output and flushes it when the round ends, or when the loop finds
+    /// `maxHeldFlushes` waiting between two events (never inside a connection's own run).
+    func holdFlush(of connection: HTTPConnection) {
+        heldFlushes.append(connection)
+    }
+
+    /// Each held connection is told its socket is writable, so its machine flushes (and goes on).
+    private func flushHeld() {
+        let holding = holdsFlushes
+        holdsFlushes = false
+        var index = 0
+        while index < heldFlushes.count {
+            let connection = heldFlushes[index]
+            connection.flushHeld = false
+            if !connection.isClosed { connection.run(.ready(.writable), loop: self) }
+            index += 1
+        }
+        heldFlushes.removeAll(keepingCapacity: true)
+        holdsFlushes = holding
+    }
+
     /// Runs until shutdown has been requested and every connection is closed (or the grace period ended).
     func run() {
         now = MonotonicClock.now()
@@ -56,6 +89,7 @@ final class IOLoop {
             let timeout = Int32(clamping: (nextSweep > now ? nextSweep - now : 0) / 1_000_000 + 1)
             let count = handle.epoll.wait(into: events, timeoutMS: timeout)
             now = MonotonicClock.now()
+            holdsFlushes = count > 1
             for index in 0..<count {
                 let (flags, token) = events[index]
                 switch token {
@@ -70,12 +104,18 @@ final class IOLoop {
                     if let connection = connection(for: descriptor), connection.serial & 0xFFFF_FFFF == token >> 32 {
                         connection.handle(events: flags, loop: self)
                         // A request started here may have taken a while (sendMessage's signature
-                        // check): answers that arrived meanwhile go out now, not after the round.
+                        // check): answers that arrived meanwhile are delivered now, not after the
+                        // round (their writes join the round's held flushes).
                         if handle.hasCompletions { drainWakeups() }
+                        if heldFlushes.count >= Self.maxHeldFlushes { flushHeld() }
                     } else if let stream = stream(for: descriptor), stream.serial & 0xFFFF_FFFF == token >> 32 {
                         stream.handle(events: flags, loop: self)
                     }
                 }
+            }
+            if holdsFlushes {
+                holdsFlushes = false
+                flushHeld()
             }
             if !isDraining, handle.stopRequested { beginDraining() }
             if now >= nextSweep {
