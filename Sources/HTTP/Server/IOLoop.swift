@@ -324,6 +324,11 @@ final class IOLoop {
     }
 
     private func drainWakeups() {
+        // Answers from other threads (the worker pool, sendMessage's lane) go out at once: their
+        // clients wait in a closed loop on the lane's next batch, which their next requests fill.
+        let holding = holdsFlushes
+        holdsFlushes = false
+        defer { holdsFlushes = holding }
         handle.wakeup.drain()
         for completion in handle.takeCompletions() {
             if case let .adopt(socket, remoteAddress) = completion.payload {
