@@ -26,7 +26,10 @@ public struct JSONObjectReader {
 
     /// The tape index of the value under `key`, if the object has it.
     func valueIndex(_ key: any CodingKey) -> Int? {
-        decoder.tape.member(key.stringValue, of: object)
+        let hint = decoder.memberHint
+        let value = decoder.tape.member(key.stringValue, of: object, from: hint.object == object ? hint.nextKey : nil)
+        if let value { decoder.memberHint = (object, decoder.tape.nodes[value].next) }
+        return value
     }
 
     func require(_ key: any CodingKey) throws -> Int {
@@ -80,6 +83,11 @@ public struct JSONObjectReader {
         try decoder.decode(T.self, at: try require(key), path: .key(key, path))
     }
 
+    /// A member that reads itself, without the dynamic cast `JSONTapeDecoder` makes to find that out.
+    public func decode<T: JSONObjectDecodable>(_ type: T.Type, forKey key: any CodingKey) throws -> T {
+        try decoder.readObject(T.self, at: try require(key), path: .key(key, path))
+    }
+
     public func decode<T: JSONObjectDecodable>(_ type: [T].Type, forKey key: any CodingKey) throws -> [T] {
         try decoder.readObjects(T.self, at: try require(key), path: .key(key, path))
     }
@@ -124,6 +132,11 @@ public struct JSONObjectReader {
     public func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: any CodingKey) throws -> T? {
         guard let value = optional(key) else { return nil }
         return try decoder.decode(T.self, at: value, path: .key(key, path))
+    }
+
+    public func decodeIfPresent<T: JSONObjectDecodable>(_ type: T.Type, forKey key: any CodingKey) throws -> T? {
+        guard let value = optional(key) else { return nil }
+        return try decoder.readObject(T.self, at: value, path: .key(key, path))
     }
 
     public func decodeIfPresent<T: JSONObjectDecodable>(_ type: [T].Type, forKey key: any CodingKey) throws -> [T]? {

@@ -63,10 +63,20 @@ struct JSONTape: Sendable {
 
     /// The tape index of the value of `object`'s member named `name`, if it has one. Objects in
     /// requests are small: a walk over the members comparing key bytes in place, no allocation.
-    func member(_ name: String, of object: Int) -> Int? {
+    /// The walk starts at the key node `from` (one of `object`'s, or its end) and wraps around:
+    /// types read their members in the order clients write them, so a reader that starts after the
+    /// member it found last mostly finds the next one first.
+    func member(_ name: String, of object: Int, from start: Int? = nil) -> Int? {
         let end = nodes[object].next
-        var member = object + 1
+        let first = object + 1
+        let start = start ?? first
+        var member = start
         while member < end {
+            if string(at: member, equals: name) { return member + 1 }
+            member = nodes[member + 1].next
+        }
+        member = first
+        while member < start {
             if string(at: member, equals: name) { return member + 1 }
             member = nodes[member + 1].next
         }

@@ -10,6 +10,9 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
     @exclusivity(unchecked) private(set) var index: Int
     @exclusivity(unchecked) private(set) var path: JSONCodingPath
     let objects: JSONObjectCoding
+    /// Where the last member lookup (`JSONObjectReader`) ended: in `object`, the key after the
+    /// member it found (or the object's end). The next lookup in the same object starts there.
+    @exclusivity(unchecked) var memberHint: (object: Int, nextKey: Int) = (-1, 0)
     let userInfo: [CodingUserInfoKey: Any] = [:]
 
     init(tape: JSONTape, index: Int, path: JSONCodingPath, objects: JSONObjectCoding = .direct) {
@@ -55,9 +58,14 @@ final class JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
 
     /// A `JSONObjectDecodable` value through its own `init(json:)`; `T` is `U` itself.
     private func readObject<U: JSONObjectDecodable, T>(_ type: U.Type, as: T.Type, at node: Int, path: JSONCodingPath) throws -> T {
+        try readObject(U.self, at: node, path: path) as! T
+    }
+
+    /// A `JSONObjectDecodable` value through its own `init(json:)`.
+    func readObject<T: JSONObjectDecodable>(_ type: T.Type, at node: Int, path: @autoclosure () -> JSONCodingPath) throws -> T {
         // What Codable's `container(keyedBy:)` checks first.
-        try expect(.object, at: node, as: [String: Any].self, path: path)
-        return try U(json: JSONObjectReader(decoder: self, object: node, path: path)) as! T
+        try expect(.object, at: node, as: [String: Any].self, path: path())
+        return try T(json: JSONObjectReader(decoder: self, object: node, path: path()))
     }
 
     /// An array of `JSONObjectDecodable` values, with the checks `Array.init(from:)` makes through

@@ -17,6 +17,16 @@ public enum StrictJSON {
         return try decoder.decode(T.self, at: 0, path: .root)
     }
 
+    /// `decode(_:from:objects:)` for a type that reads itself (`JSONObjectDecodable`), known as
+    /// such where it is called: no dynamic cast to find that out.
+    public static func decode<T: JSONObjectDecodable>(
+        _ type: T.Type = T.self, from bytes: [UInt8], objects: JSONObjectCoding = .direct
+    ) throws -> T {
+        let decoder = JSONTapeDecoder(tape: try JSONTape(parsing: bytes), index: 0, path: .root, objects: objects)
+        guard objects == .direct else { return try decoder.decode(T.self, at: 0, path: .root) }
+        return try decoder.readObject(T.self, at: 0, path: .root)
+    }
+
     public static func encode(_ value: some Encodable, objects: JSONObjectCoding = .direct) throws -> [UInt8] {
         let encoder = JSONStreamEncoder(objects: objects)
         try encoder.encodeTopLevel(value)

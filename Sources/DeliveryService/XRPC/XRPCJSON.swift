@@ -5,9 +5,18 @@ import JSON
 /// more per request on Linux). Input failures become 400 InvalidRequest naming the field.
 public enum XRPCJSON {
     public static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(XRPCError) -> T {
+        try decode(body) { try StrictJSON.decode(T.self, from: body) }
+    }
+
+    /// The same for a type that reads itself: no dynamic cast per request to find that out.
+    public static func decode<T: JSONObjectDecodable>(_ type: T.Type, from body: [UInt8]) throws(XRPCError) -> T {
+        try decode(body) { try StrictJSON.decode(T.self, from: body) }
+    }
+
+    private static func decode<T>(_ body: [UInt8], _ decode: () throws -> T) throws(XRPCError) -> T {
         if body.isEmpty { throw .invalidRequest("a JSON body is required") }
         do {
-            return try StrictJSON.decode(T.self, from: body)
+            return try decode()
         } catch let error as JSONParseError {
             throw .invalidRequest(error.reason == .tooDeep ? "JSON nested too deeply" : "invalid JSON body")
         } catch let error as Swift.DecodingError {
