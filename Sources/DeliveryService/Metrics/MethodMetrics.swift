@@ -4,14 +4,24 @@ final class MethodMetrics: Sendable {
     static let statuses = [200, 400, 401, 403, 404, 405, 409, 410, 413, 429, 500, 503]
 
     let nsid: String
-    let byStatus: [Int: Counter] = Dictionary(uniqueKeysWithValues: MethodMetrics.statuses.map { ($0, Counter()) })
+    let byStatus: [Int: Counter]
+    /// `byStatus`'s counters in `statuses`' order: found per request by a scan of twelve integers
+    /// instead of a hashed lookup.
+    private let counters: [Counter]
     let otherStatus = Counter()
     let latency = LatencyHistogram()
+    /// A success of this method applies a commit, and its 4xx answers are commit rejections.
+    let appliesCommits: Bool
 
-    init(nsid: String) { self.nsid = nsid }
+    init(nsid: String, appliesCommits: Bool = false) {
+        self.nsid = nsid
+        self.appliesCommits = appliesCommits
+        counters = MethodMetrics.statuses.map { _ in Counter() }
+        byStatus = Dictionary(uniqueKeysWithValues: zip(MethodMetrics.statuses, counters).map { ($0, $1) })
+    }
 
     func record(status: Int, nanoseconds: UInt64) {
-        (byStatus[status] ?? otherStatus).increment()
+        (MethodMetrics.statuses.firstIndex(of: status).map { counters[$0] } ?? otherStatus).increment()
         latency.observe(nanoseconds: nanoseconds)
     }
 }

@@ -30,7 +30,7 @@ public final class ServiceMetrics: Sendable {
 
     public init(nsids: [String]) {
         methodOrder = nsids.sorted() + [Self.unknownMethod]
-        methods = Dictionary(uniqueKeysWithValues: methodOrder.map { ($0, MethodMetrics(nsid: $0)) })
+        methods = Dictionary(uniqueKeysWithValues: methodOrder.map { ($0, MethodMetrics(nsid: $0, appliesCommits: RequestMetrics.commitMethods.contains($0))) })
         rateLimited = Dictionary(uniqueKeysWithValues: (["ip", "did_resolution", "uploads"] + RateLimitClass.allCases.map(\.rawValue)).map { ($0, Counter()) })
     }
 
@@ -38,7 +38,12 @@ public final class ServiceMetrics: Sendable {
     public func setGauges(_ value: Gauges) { gauges.withLock { $0 = value } }
 
     public func recordRequest(nsid: String, status: Int, nanoseconds: UInt64) {
-        (methods[nsid] ?? methods[Self.unknownMethod]!).record(status: status, nanoseconds: nanoseconds)
+        methodMetrics(nsid: nsid).record(status: status, nanoseconds: nanoseconds)
+    }
+
+    /// The counters of `nsid`, or of unknown NSIDs: the router looks them up once per method.
+    func methodMetrics(nsid: String) -> MethodMetrics {
+        methods[nsid] ?? methods[Self.unknownMethod]!
     }
 
     public func recordRateLimited(scope: String) { rateLimited[scope]?.increment() }

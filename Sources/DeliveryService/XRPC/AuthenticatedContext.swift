@@ -1,18 +1,24 @@
 import ATProto
 import Basics
 import HTTP
+import JSON
 
 /// What every handler sees: the request and helpers to read its parameters or JSON body. It has no
 /// caller: a handler that needs one is declared authenticated and gets an `AuthenticatedContext`.
 public struct XRPCContext: Sendable {
     public let request: HTTPRequest
     public let nsid: String
-    public let requestID: String
+    let id: RequestID
+    public var requestID: String { id.description }
 
     public var parameters: XRPCParameters { XRPCParameters(query: request.query) }
 
     /// Decodes the JSON body as `T`, mapping every failure to 400 InvalidRequest.
     public func input<T: Decodable>(_ type: T.Type = T.self) throws(XRPCError) -> T {
+        try XRPCJSON.decode(T.self, from: request.body)
+    }
+
+    public func input<T: JSONObjectDecodable>(_ type: T.Type = T.self) throws(XRPCError) -> T {
         try XRPCJSON.decode(T.self, from: request.body)
     }
 }
@@ -64,13 +70,18 @@ public struct AuthenticatedContext: Sendable {
     public func input<T: Decodable>(_ type: T.Type = T.self) throws(XRPCError) -> T {
         try base.input(T.self)
     }
+
+    public func input<T: JSONObjectDecodable>(_ type: T.Type = T.self) throws(XRPCError) -> T {
+        try base.input(T.self)
+    }
 }
 
 /// One request on its way down the middleware chain: what the router found for it, and what the
 /// steps before learned.
 public struct XRPCRequestContext {
     public let nsid: String
-    public let requestID: String
+    let id: RequestID
+    public var requestID: String { id.description }
     /// The method the path names; nil for an unknown NSID (answered 404 after the IP limit).
     public let method: XRPCMethod?
     /// The body of a streamed method (XRPCRouter+Streaming); nil when it was buffered.
@@ -83,9 +94,14 @@ public struct XRPCRequestContext {
     /// The token whose replay check the handler records (`XRPCMethod.recordsReplayInHandler`).
     fileprivate(set) var deferredReplay: DeferredReplay?
 
-    init(nsid: String, requestID: String, method: XRPCMethod?, body: XRPCBodyReader?, resumption: HTTPResumption? = nil) {
+    /// The counters of `method` (or of unknown NSIDs); nil when the service keeps no metrics.
+    let metrics: MethodMetrics?
+
+    init(nsid: String, id: RequestID, method: XRPCMethod?, metrics: MethodMetrics?, body: XRPCBodyReader?,
+         resumption: HTTPResumption? = nil) {
         self.nsid = nsid
-        self.requestID = requestID
+        self.id = id
+        self.metrics = metrics
         self.method = method
         self.body = body
         self.resumption = resumption

@@ -12,9 +12,14 @@ import Synchronization
 /// Request path: socket → HTTP parser → here (NSID) → middleware → handler → Store → response writer.
 public final class XRPCRouter: HTTPResponder {
     private let methods: [String: XRPCMethod]
-    /// The same methods by request path (`/xrpc/<nsid>`): found per request without building the NSID.
-    private let methodsByPath: [String: XRPCMethod]
-    private let plainRoutes: [String: @Sendable (HTTPRequest) -> HTTPResponse]
+    /// What a request path leads to: a plain route, or a method (`/xrpc/<nsid>`) with its counters.
+    private enum Route: Sendable {
+        case plain(@Sendable (HTTPRequest) -> HTTPResponse)
+        case method(XRPCMethod, MethodMetrics?)
+    }
+    private let routes: PathTable<Route>
+    /// The counters of NSIDs the router does not know.
+    private let unknownMethodMetrics: MethodMetrics?
     private let chain: XRPCNext
     let auth: ServiceAuth
     let ipLimit: IPRateLimit?
@@ -41,8 +46,9 @@ public final class XRPCRouter: HTTPResponder {
             table[method.nsid] = method
         }
         self.methods = table
-        methodsByPath = Dictionary(uniqueKeysWithValues: table.values.map { ("/xrpc/" + $0.nsid, $0) })
-        self.plainRoutes = plainRoutes
+        routes = PathTable(plainRoutes.map { ($0.key, Route.plain($0.value)) }
+            + table.values.map { ("/xrpc/" + $0.nsid, Route.method($0, metrics?.methodMetrics(nsid: $0.nsid))) })
+        unknownMethodMetrics = metrics?.methodMetrics(nsid: ServiceMetrics.unknownMethod)
         self.log = log
         self.metrics = metrics
         self.webSocketRoutes = webSocketRoutes
@@ -68,7 +74,8 @@ public final class XRPCRouter: HTTPResponder {
     public var uploadsInProgress: Int { uploadLimit?.openCount ?? 0 }
 
     func method(for path: String) -> XRPCMethod? {
-        methodsByPath[path]
+        if case let .method(method, _)? = routes[path] { return method }
+        return nil
     }
 
     public func maxBodySize(for head: HTTPRequestHead) -> Int {
@@ -115,19 +122,24 @@ public final class XRPCRouter: HTTPResponder {
 
     /// The whole request path; `body` is set for methods whose body is streamed (XRPCRouter+Streaming).
     func dispatch(_ request: HTTPRequest, body: XRPCBodyReader?, resumption: HTTPResumption?) -> XRPCResult {
-        if let route = plainRoutes[request.path] {
+        let route = routes[request.path]
+        if case let .plain(answer)? = route {
             // `_health` and friends are cheap, but not free for one address to flood.
             if let refusal = ipLimit?.refusal(for: request) { return XRPCResult(refusal) }
-            return XRPCResult(route(request))
+            return XRPCResult(answer(request))
         }
-        guard request.path.hasPrefix("/xrpc/") else {
-            return XRPCResult(XRPCError(404, .notFound, "no route \(request.path)"))
+        let id = RequestID(prefix: requestIDPrefix, number: requestCounter.add(1, ordering: .relaxed).newValue)
+        let context: XRPCRequestContext
+        if case let .method(method, metrics)? = route {
+            context = XRPCRequestContext(nsid: method.nsid, id: id, method: method, metrics: metrics, body: body,
+                                         resumption: resumption)
+        } else {
+            guard request.path.hasPrefix("/xrpc/") else {
+                return XRPCResult(XRPCError(404, .notFound, "no route \(request.path)"))
+            }
+            context = XRPCRequestContext(nsid: String(request.path.dropFirst(6)), id: id, method: nil,
+                                         metrics: unknownMethodMetrics, body: body, resumption: resumption)
         }
-        let method = methodsByPath[request.path]
-        let context = XRPCRequestContext(
-            nsid: method?.nsid ?? String(request.path.dropFirst(6)),
-            requestID: requestIDPrefix + "-" + String(requestCounter.add(1, ordering: .relaxed).newValue, radix: 36),
-            method: method, body: body, resumption: resumption)
         return chain(request, context)
     }
 
@@ -151,7 +163,7 @@ public final class XRPCRouter: HTTPResponder {
             var request = request
             // A buffered method whose large body was streamed so that its token came first.
             if let body = context.body, method.streamedBody == nil { request.body = try body.readAll(limit: method.maxBodySize) }
-            let base = XRPCContext(request: request, nsid: context.nsid, requestID: context.requestID)
+            let base = XRPCContext(request: request, nsid: context.nsid, id: context.id)
             let output: XRPCOutput
             switch method.handler {
             case .unauthenticated(let handler):

@@ -19,31 +19,41 @@ struct RequestMetrics: XRPCMiddleware {
         let result = next(request, context)
         // Counted and logged when it runs again and is answered.
         if result.isSetAside { return result }
-        let nsid = context.nsid, requestID = context.requestID, known = context.method != nil
-        return result.then { [metrics, log] result in
-            Self.record(result, nsid: nsid, requestID: requestID, known: known, start: start, metrics: metrics, log: log)
-        }
+        let entry = Entry(nsid: context.nsid, id: context.id, known: context.method != nil, service: metrics,
+                          metrics: context.metrics, start: start)
+        // Most results are final: recorded here, without a closure for later.
+        guard result.pending != nil else { return entry.record(result, log: log) }
+        return result.then { [log] result in entry.record(result, log: log) }
     }
 
-    private static func record(_ result: XRPCResult, nsid: String, requestID: String, known: Bool, start: UInt64,
-                               metrics: ServiceMetrics?, log: Log) -> XRPCResult {
-        let elapsed = DispatchTime.now().uptimeNanoseconds &- start
-        let status = result.response.status
-        if let metrics {
-            metrics.recordRequest(nsid: nsid, status: status, nanoseconds: elapsed)
-            if commitMethods.contains(nsid) {
-                if status == 200 {
-                    metrics.epochsAdvanced.increment()
-                } else if (400..<500).contains(status), status != 401, status != 429, let name = result.errorName {
-                    metrics.commitRejections.increment(name.rawValue)
+    /// What the record of a request needs from its context.
+    private struct Entry: Sendable {
+        let nsid: String
+        let id: RequestID
+        let known: Bool
+        let service: ServiceMetrics?
+        let metrics: MethodMetrics?
+        let start: UInt64
+
+        func record(_ result: XRPCResult, log: Log) -> XRPCResult {
+            let elapsed = DispatchTime.now().uptimeNanoseconds &- start
+            let status = result.response.status
+            if let service, let metrics {
+                metrics.record(status: status, nanoseconds: elapsed)
+                if metrics.appliesCommits {
+                    if status == 200 {
+                        service.epochsAdvanced.increment()
+                    } else if (400..<500).contains(status), status != 401, status != 429, let name = result.errorName {
+                        service.commitRejections.increment(name.rawValue)
+                    }
                 }
             }
+            if known, log.isEnabled(.info) {
+                RequestLogEntry(requestID: id.description, nsid: nsid, status: status,
+                                errorName: result.errorName?.rawValue, durationMicros: elapsed / 1000,
+                                caller: result.caller?.rawValue).write(to: log)
+            }
+            return result
         }
-        if known {
-            RequestLogEntry(requestID: requestID, nsid: nsid, status: status,
-                            errorName: result.errorName?.rawValue, durationMicros: elapsed / 1000,
-                            caller: result.caller?.rawValue).write(to: log)
-        }
-        return result
     }
 }
