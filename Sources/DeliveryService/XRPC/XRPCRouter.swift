@@ -128,19 +128,20 @@ public final class XRPCRouter: HTTPResponder {
             if let refusal = ipLimit?.refusal(for: request) { return XRPCResult(refusal) }
             return XRPCResult(answer(request))
         }
-        let id = RequestID(prefix: requestIDPrefix, number: requestCounter.add(1, ordering: .relaxed).newValue)
-        let context: XRPCRequestContext
-        if case let .method(method, metrics)? = route {
-            context = XRPCRequestContext(nsid: method.nsid, id: id, method: method, metrics: metrics, body: body,
-                                         resumption: resumption)
-        } else {
+        guard case let .method(method, metrics)? = route else {
             guard request.path.hasPrefix("/xrpc/") else {
                 return XRPCResult(XRPCError(404, .notFound, "no route \(request.path)"))
             }
-            context = XRPCRequestContext(nsid: String(request.path.dropFirst(6)), id: id, method: nil,
-                                         metrics: unknownMethodMetrics, body: body, resumption: resumption)
+            // An unknown NSID still passes the chain: counted, IP-limited, then 404 (MethodCheck).
+            return chain(request, XRPCRequestContext(nsid: String(request.path.dropFirst(6)), id: nextRequestID(), method: nil,
+                                                     metrics: unknownMethodMetrics, body: body, resumption: resumption))
         }
-        return chain(request, context)
+        return chain(request, XRPCRequestContext(nsid: method.nsid, id: nextRequestID(), method: method, metrics: metrics,
+                                                 body: body, resumption: resumption))
+    }
+
+    private func nextRequestID() -> RequestID {
+        RequestID(prefix: requestIDPrefix, number: requestCounter.add(1, ordering: .relaxed).newValue)
     }
 
     /// The end of the chain: the method's handler, with the context its declaration asks for.
