@@ -39,6 +39,17 @@ public enum Base64 {
         }
     }
 
+    /// The length of the encoding of `count` bytes.
+    public static func encodedLength(of count: Int, padding: Bool = true) -> Int {
+        encodedLength(count, padding: padding)
+    }
+
+    /// Writes the encoding of `bytes` at `out`, which has room for `encodedLength(of:padding:)` bytes.
+    public static func write(_ bytes: UnsafeBufferPointer<UInt8>, padding: Bool = true, alphabet: Alphabet = .standard,
+                             into out: UnsafeMutablePointer<UInt8>) {
+        write(bytes, padding: padding, tables: alphabet.tables, into: out)
+    }
+
     /// Decodes padded or unpadded base64; nil for any character outside the alphabet, misplaced
     /// padding, an impossible length, or non-zero trailing bits.
     public static func decode(_ text: String, alphabet: Alphabet = .standard) -> [UInt8]? {

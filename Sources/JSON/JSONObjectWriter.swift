@@ -8,69 +8,68 @@ public struct JSONObjectWriter {
     // Usable from inlinable code: the members that take a `JSONObjectEncodable` are inlined into
     // their callers, so that they run specialized for the caller's type (unspecialized, each
     // element of an array would be copied through value witnesses and its type metadata looked up).
-    @usableFromInline var output: [UInt8] = []
+    /// The encoding's output, shared with the stream encoder and the writers of nested objects.
+    @usableFromInline let output: JSONOutput
     @usableFromInline var isEmpty = true
 
-    /// Takes `output` over (no copy) and opens the object.
-    @usableFromInline init(taking output: inout [UInt8]) {
-        swap(&self.output, &output)
-        self.output.append(UInt8(ascii: "{"))
+    /// Opens an object in `output`.
+    @usableFromInline init(into output: JSONOutput) {
+        self.output = output
+        output.append(UInt8(ascii: "{"))
     }
 
-    /// Closes the object and hands the output back.
-    @usableFromInline mutating func finish(into output: inout [UInt8]) {
-        self.output.append(UInt8(ascii: "}"))
-        swap(&self.output, &output)
+    /// Closes the object.
+    @usableFromInline func finish() {
+        output.append(UInt8(ascii: "}"))
     }
 
     @usableFromInline mutating func begin(_ key: any CodingKey) {
         if !isEmpty { output.append(UInt8(ascii: ",")) }
         isEmpty = false
-        JSONWriter.appendString(key.stringValue, to: &output)
-        output.append(UInt8(ascii: ":"))
+        JSONWriter.appendKey(key.stringValue, to: output)
     }
 
     @inlinable mutating func append(object value: some JSONObjectEncodable) {
-        var nested = JSONObjectWriter(taking: &output)
+        var nested = JSONObjectWriter(into: output)
         value.encode(json: &nested)
-        nested.finish(into: &output)
+        nested.finish()
     }
 
     // MARK: Members
 
     public mutating func encode(_ value: String, forKey key: any CodingKey) {
         begin(key)
-        JSONWriter.appendString(value, to: &output)
+        JSONWriter.appendString(value, to: output)
     }
 
     public mutating func encode(_ value: Bool, forKey key: any CodingKey) {
         begin(key)
-        output.append(contentsOf: value ? JSONWriter.trueText : JSONWriter.falseText)
+        JSONWriter.appendBool(value, to: output)
     }
 
     public mutating func encode(_ value: Int, forKey key: any CodingKey) {
         begin(key)
-        JSONWriter.appendInteger(value, to: &output)
+        JSONWriter.appendInteger(value, to: output)
     }
 
     public mutating func encode(_ value: Int64, forKey key: any CodingKey) {
         begin(key)
-        JSONWriter.appendInteger(value, to: &output)
+        JSONWriter.appendInteger(value, to: output)
     }
 
     public mutating func encode(_ value: UInt32, forKey key: any CodingKey) {
         begin(key)
-        JSONWriter.appendInteger(value, to: &output)
+        JSONWriter.appendInteger(value, to: output)
     }
 
     public mutating func encode(_ value: ATBytes, forKey key: any CodingKey) {
         begin(key)
-        JSONWriter.appendBytes(value, to: &output)
+        JSONWriter.appendBytes(value, to: output)
     }
 
     public mutating func encode(_ value: [String], forKey key: any CodingKey) {
         begin(key)
-        JSONWriter.appendStrings(value, to: &output)
+        JSONWriter.appendStrings(value, to: output)
     }
 
     /// A flat object of strings, its members in the dictionary's own order (as Codable writes them).
@@ -81,9 +80,9 @@ public struct JSONObjectWriter {
         for (name, text) in value {
             if !first { output.append(UInt8(ascii: ",")) }
             first = false
-            JSONWriter.appendString(name, to: &output)
+            JSONWriter.appendString(name, to: output)
             output.append(UInt8(ascii: ":"))
-            JSONWriter.appendString(text, to: &output)
+            JSONWriter.appendString(text, to: output)
         }
         output.append(UInt8(ascii: "}"))
     }

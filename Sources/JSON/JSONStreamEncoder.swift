@@ -21,7 +21,7 @@ final class JSONStreamEncoder: Encoder, SingleValueEncodingContainer {
     }
 
     var codingPath: [any CodingKey] { path }
-    var output: [UInt8] { state.output }
+    var output: [UInt8] { state.output.bytes }
 
     func encodeTopLevel<T: Encodable>(_ value: T) throws {
         if objects == .direct, let objectType = T.self as? any JSONObjectEncodable.Type {

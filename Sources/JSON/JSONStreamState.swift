@@ -10,7 +10,7 @@ struct JSONStreamState {
         var count: Int
     }
 
-    private(set) var output: [UInt8] = []
+    let output = JSONOutput()
     private var frames: [Frame] = []
     /// `frames.count` when the value now being encoded began; its own container, if any, sits there.
     private(set) var valueBase = 0
@@ -19,10 +19,6 @@ struct JSONStreamState {
     private var nextSerial = 1
     /// The first reason the output cannot be trusted.
     private(set) var failure: String?
-
-    init() {
-        output.reserveCapacity(1024)
-    }
 
     mutating func fail(_ reason: String) {
         if failure == nil { failure = reason }
@@ -74,7 +70,7 @@ struct JSONStreamState {
         if frames[depth].count > 0 { output.append(UInt8(ascii: ",")) }
         frames[depth].count += 1
         if let key {
-            JSONWriter.appendString(key, to: &output)
+            JSONWriter.appendString(key, to: output)
             output.append(UInt8(ascii: ":"))
         }
         return true
@@ -102,7 +98,7 @@ struct JSONStreamState {
     mutating func endValue(restoring saved: (base: Int, written: Bool)) {
         closeFrames(downTo: valueBase)
         // A value that encodes nothing is an empty object, as with Foundation's encoder.
-        if !valueWritten { output.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")]) }
+        if !valueWritten { output.append("{}") }
         valueBase = saved.base
         valueWritten = saved.written
     }
@@ -110,35 +106,35 @@ struct JSONStreamState {
     // MARK: Scalars
 
     mutating func write(_ value: Bool) {
-        output.append(contentsOf: value ? JSONWriter.trueText : JSONWriter.falseText)
+        JSONWriter.appendBool(value, to: output)
     }
 
     mutating func writeNull() {
-        output.append(contentsOf: JSONWriter.nullText)
+        JSONWriter.appendNull(to: output)
     }
 
     mutating func write(_ value: String) {
-        JSONWriter.appendString(value, to: &output)
+        JSONWriter.appendString(value, to: output)
     }
 
     mutating func write(strings: [String]) {
-        JSONWriter.appendStrings(strings, to: &output)
+        JSONWriter.appendStrings(strings, to: output)
     }
 
     /// `ATBytes`' own encoding, `{"$bytes":"<base64, no padding>"}`, written directly.
     mutating func write(bytes: ATBytes) {
-        JSONWriter.appendBytes(bytes, to: &output)
+        JSONWriter.appendBytes(bytes, to: output)
     }
 
     mutating func write<T: FixedWidthInteger>(integer value: T) {
-        JSONWriter.appendInteger(value, to: &output)
+        JSONWriter.appendInteger(value, to: output)
     }
 
     /// A `JSONObjectEncodable` value, written by its own `encode(json:)` into this output.
     mutating func write(object value: some JSONObjectEncodable) {
-        var writer = JSONObjectWriter(taking: &output)
+        var writer = JSONObjectWriter(into: output)
         value.encode(json: &writer)
-        writer.finish(into: &output)
+        writer.finish()
     }
 
     /// False for NaN and infinities, which JSON cannot carry.
@@ -147,7 +143,7 @@ struct JSONStreamState {
             fail("non-finite number")
             return false
         }
-        JSONWriter.appendNumber(value.description, to: &output)
+        JSONWriter.appendNumber(value.description, to: output)
         return true
     }
 }

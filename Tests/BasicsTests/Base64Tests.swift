@@ -23,6 +23,26 @@ final class Base64Tests: XCTestCase {
         XCTAssertEqual(String(decoding: out, as: UTF8.self), "x:/+4=")
     }
 
+    func testWritesInPlace_WhatEncodeReturns() {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 73 &+ 11) }
+            for padding in [true, false] {
+                for alphabet in [Base64.Alphabet.standard, .url] {
+                    let count = Base64.encodedLength(of: length, padding: padding)
+                    // One guard byte each side: the write stays inside its room.
+                    var room = [UInt8](repeating: 0xEE, count: count + 2)
+                    room.withUnsafeMutableBufferPointer { room in
+                        bytes.withUnsafeBufferPointer { Base64.write($0, padding: padding, alphabet: alphabet, into: room.baseAddress! + 1) }
+                    }
+                    XCTAssertEqual(room.first, 0xEE)
+                    XCTAssertEqual(room.last, 0xEE)
+                    XCTAssertEqual(String(decoding: room.dropFirst().dropLast(), as: UTF8.self),
+                                   Base64.encode(bytes, padding: padding, alphabet: alphabet), "length \(length)")
+                }
+            }
+        }
+    }
+
     func testDecodesFromASlice() {
         let text = Array("[AAEC]".utf8)
         XCTAssertEqual(Base64.decode(utf8: text[1..<5]), [0, 1, 2])

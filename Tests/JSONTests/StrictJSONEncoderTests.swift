@@ -50,6 +50,21 @@ final class StrictJSONEncoderTests: XCTestCase {
         XCTAssertEqual(try StrictJSON.decode(Envelope.self, from: Array(ours.utf8)), value)
     }
 
+    /// Far past the output's first 1 KB: every growth step keeps what was written before it.
+    func testLargeOutput_GrowsWithoutLosingBytes() throws {
+        var random = SplitMix64(seed: 0xB16)
+        let items = (0..<400).map { index in
+            Item(id: "item \(index) \"q\" é", epoch: Int64(bitPattern: random.next()), tags: (0..<(index % 5)).map { "t\($0)" },
+                 payload: ATBytes((0..<(index * 7 % 3000)).map { _ in UInt8(truncatingIfNeeded: random.next()) }),
+                 note: index % 3 == 0 ? nil : String(repeating: "n", count: index))
+        }
+        let value = Envelope(convoId: "big", items: items, ratio: 0.25, flags: [], empty: [:])
+        let ours = try text(value)
+        XCTAssertGreaterThan(ours.utf8.count, 1 << 19)
+        try assertSameJSON(ours, try foundation(value))
+        XCTAssertEqual(try StrictJSON.decode(Envelope.self, from: Array(ours.utf8)), value)
+    }
+
     func testNumbers() throws {
         XCTAssertEqual(try text([1.0, -0.5, 1e21, 123456.789]), try foundation([1.0, -0.5, 1e21, 123456.789]))
         XCTAssertEqual(try text([Int64.min, 0, Int64.max]), "[-9223372036854775808,0,9223372036854775807]")
