@@ -20,7 +20,7 @@ public enum Base64 {
     }
 
     public static func encode(_ bytes: [UInt8], padding: Bool = true, alphabet: Alphabet = .standard) -> String {
-        let length = encodedLength(bytes.count, padding: padding)
+        let length = encodedLength(of: bytes.count, padding: padding)
         return String(unsafeUninitializedCapacity: length) { out in
             bytes.withUnsafeBufferPointer { write($0, padding: padding, tables: alphabet.tables, into: out.baseAddress!) }
             return length
@@ -29,7 +29,7 @@ public enum Base64 {
 
     /// Appends the encoding of `bytes` to `out`.
     public static func append(_ bytes: [UInt8], padding: Bool = true, alphabet: Alphabet = .standard, to out: inout [UInt8]) {
-        let length = encodedLength(bytes.count, padding: padding)
+        let length = encodedLength(of: bytes.count, padding: padding)
         guard length > 0 else { return }
         // Encoded into scratch space (on the stack when small), then copied in one go: Array has no
         // way to grow by uninitialized elements.
@@ -39,10 +39,6 @@ public enum Base64 {
         }
     }
 
-    /// The length of the encoding of `count` bytes.
-    public static func encodedLength(of count: Int, padding: Bool = true) -> Int {
-        encodedLength(count, padding: padding)
-    }
 
     /// Writes the encoding of `bytes` at `out`, which has room for `encodedLength(of:padding:)` bytes.
     public static func write(_ bytes: UnsafeBufferPointer<UInt8>, padding: Bool = true, alphabet: Alphabet = .standard,
@@ -114,7 +110,8 @@ public enum Base64 {
 
     // MARK: Encoding
 
-    private static func encodedLength(_ count: Int, padding: Bool) -> Int {
+    /// The length of the encoding of `count` bytes.
+    public static func encodedLength(of count: Int, padding: Bool = true) -> Int {
         let rest = count % 3
         return count / 3 * 4 + (rest == 0 ? 0 : padding ? 4 : rest + 1)
     }

@@ -69,10 +69,7 @@ struct JSONStreamState {
         closeFrames(downTo: depth + 1)
         if frames[depth].count > 0 { output.append(UInt8(ascii: ",")) }
         frames[depth].count += 1
-        if let key {
-            JSONWriter.appendString(key, to: output)
-            output.append(UInt8(ascii: ":"))
-        }
+        if let key { JSONWriter.appendKey(key, to: output) }
         return true
     }
 

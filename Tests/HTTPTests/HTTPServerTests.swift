@@ -60,17 +60,10 @@ final class HTTPServerTests: XCTestCase {
         responder: any HTTPResponder = EchoResponder(),
         _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }
     ) throws -> HTTPServer {
-        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, ioThreads: 2, workerThreads: 4)
-        configure(&configuration)
-        let server = HTTPServer(configuration: configuration, responder: responder)
-        try server.start()
-        addTeardownBlock { server.shutdown() }
-        return server
+        try startLoopbackServer(for: self, responder: responder, configure)
     }
 
-    private func get(_ path: String, extra: String = "") -> String {
-        "GET \(path) HTTP/1.1\r\nHost: test\r\n\(extra)\r\n"
-    }
+    private func get(_ path: String, extra: String = "") -> String { getRequest(path, extra: extra) }
 
     // MARK: Basics
 

@@ -19,38 +19,26 @@ final class HeldFlushTests: XCTestCase {
         }
     }
 
-    private func startServer() throws -> HTTPServer {
-        let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, ioThreads: 1, workerThreads: 2)
-        let server = HTTPServer(configuration: configuration, responder: StallingResponder())
-        try server.start()
-        addTeardownBlock { server.shutdown() }
-        return server
-    }
-
-    private func get(_ path: String, extra: String = "") -> String {
-        "GET \(path) HTTP/1.1\r\nHost: test\r\n\(extra)\r\n"
-    }
-
     func testAnswersHeldToTheEndOfARound_AllArrive_InOrder() throws {
-        let server = try startServer()
+        let server = try startLoopbackServer(for: self, responder: StallingResponder(), ioThreads: 1, workerThreads: 2)
         let clientCount = IOLoop.maxHeldFlushes * 3
         let clients = try (0..<clientCount).map { _ in try RawClient(port: server.port) }
         // Every connection is open on the loop before it stalls.
         for client in clients {
-            client.send(get("/warm"))
+            client.send(getRequest("/warm"))
             XCTAssertEqual(try client.readResponse().bodyText, "GET /warm ")
         }
         let staller = try RawClient(port: server.port)
-        staller.send(get("/stall"))
+        staller.send(getRequest("/stall"))
         usleep(50_000)
         // While the loop sleeps: pipelined pairs, bodies, a close, a HEAD and worker-pool requests.
         for (index, client) in clients.enumerated() {
             switch index % 5 {
-            case 0: client.send(get("/a\(index)") + get("/b\(index)"))
+            case 0: client.send(getRequest("/a\(index)") + getRequest("/b\(index)"))
             case 1: client.send("POST /p\(index) HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\n\r\nhello")
-            case 2: client.send(get("/c\(index)", extra: "Connection: close\r\n"))
-            case 3: client.send("HEAD /h\(index) HTTP/1.1\r\nHost: test\r\n\r\n" + get("/after\(index)"))
-            default: client.send(get("/block/\(index)"))
+            case 2: client.send(getRequest("/c\(index)", extra: "Connection: close\r\n"))
+            case 3: client.send("HEAD /h\(index) HTTP/1.1\r\nHost: test\r\n\r\n" + getRequest("/after\(index)"))
+            default: client.send(getRequest("/block/\(index)"))
             }
         }
         XCTAssertEqual(try staller.readResponse().bodyText, "GET /stall ")
@@ -75,7 +63,7 @@ final class HeldFlushTests: XCTestCase {
             }
         }
         // The loop still answers at once afterwards.
-        clients[0].send(get("/again"))
+        clients[0].send(getRequest("/again"))
         XCTAssertEqual(try clients[0].readResponse().bodyText, "GET /again ")
     }
 }

@@ -54,17 +54,14 @@ final class IOThreadStartTests: XCTestCase {
 
     /// A server with one I/O thread, which the responder has learnt.
     private func startServer() throws -> HTTPServer {
-        let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, ioThreads: 1, workerThreads: 2)
-        let server = HTTPServer(configuration: configuration, responder: StartingResponder())
-        try server.start()
-        addTeardownBlock { server.shutdown() }
+        let server = try startLoopbackServer(for: self, responder: StartingResponder(), ioThreads: 1, workerThreads: 2)
         let client = try RawClient(port: server.port)
         client.send(get("/io"))
         XCTAssertEqual(try client.readResponse().bodyText, "io")
         return server
     }
 
-    private func get(_ path: String) -> String { "GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n" }
+    private func get(_ path: String) -> String { getRequest(path) }
 
     func testAnswerGivenOnTheIOThread_IsSent() throws {
         let client = try RawClient(port: try startServer().port)

@@ -4,9 +4,8 @@ final class MethodMetrics: Sendable {
     static let statuses = [200, 400, 401, 403, 404, 405, 409, 410, 413, 429, 500, 503]
 
     let nsid: String
-    let byStatus: [Int: Counter]
-    /// `byStatus`'s counters in `statuses`' order: found per request by a scan of twelve integers
-    /// instead of a hashed lookup.
+    /// One counter per entry of `statuses`, in its order: found per request by a scan of twelve
+    /// integers instead of a hashed lookup.
     private let counters: [Counter]
     let otherStatus = Counter()
     let latency = LatencyHistogram()
@@ -17,11 +16,15 @@ final class MethodMetrics: Sendable {
         self.nsid = nsid
         self.appliesCommits = appliesCommits
         counters = MethodMetrics.statuses.map { _ in Counter() }
-        byStatus = Dictionary(uniqueKeysWithValues: zip(MethodMetrics.statuses, counters).map { ($0, $1) })
+    }
+
+    /// The counter of `status`, if it is one of `statuses`.
+    func counter(status: Int) -> Counter? {
+        MethodMetrics.statuses.firstIndex(of: status).map { counters[$0] }
     }
 
     func record(status: Int, nanoseconds: UInt64) {
-        (MethodMetrics.statuses.firstIndex(of: status).map { counters[$0] } ?? otherStatus).increment()
+        (counter(status: status) ?? otherStatus).increment()
         latency.observe(nanoseconds: nanoseconds)
     }
 }

@@ -48,7 +48,7 @@ public final class ServiceMetrics: Sendable {
 
     public func recordRateLimited(scope: String) { rateLimited[scope]?.increment() }
 
-    public func requests(nsid: String, status: Int) -> UInt64 { methods[nsid]?.byStatus[status]?.value ?? 0 }
+    public func requests(nsid: String, status: Int) -> UInt64 { methods[nsid]?.counter(status: status)?.value ?? 0 }
     public func rateLimitedCount(scope: String) -> UInt64 { rateLimited[scope]?.value ?? 0 }
 
     /// The exposition text.
@@ -58,7 +58,7 @@ public final class ServiceMetrics: Sendable {
         for nsid in methodOrder {
             let method = methods[nsid]!
             for status in MethodMetrics.statuses {
-                let value = method.byStatus[status]!.value
+                let value = method.counter(status: status)!.value
                 if value > 0 { out.sample("catbird_mls_requests_total", ["method": nsid, "status": String(status)], value) }
             }
             if method.otherStatus.value > 0 {
