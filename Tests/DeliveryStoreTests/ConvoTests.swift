@@ -153,4 +153,28 @@ final class ConvoTests: StoreTestCase {
         XCTAssertEqual(DeliveryStore.convoID(forGroupID: [0x00, 0xab, 0xff, 0x10]), "00abff10")
         XCTAssertEqual(DeliveryStore.convoID(forGroupID: []), "")
     }
+
+    /// Migration 0014: messages and events hold no foreign key to convos (each writer locks the
+    /// conversation's row first), and a statement trigger deletes a conversation's log with it.
+    func test_deletingAConvo_deletesItsMessagesAndEvents_andLeavesOthers() throws {
+        let gone = try makeConvo([leaf(0, "alice"), leaf(1, "bob")])
+        let kept = try makeConvo([leaf(0, "alice"), leaf(1, "carol")])
+        for convo in [gone, kept] {
+            _ = try store.appendMessage(message(convo, sender: "alice"))
+            let batch = store.appendMessages([BatchedMessage(message(convo, sender: "alice"), replay: nil),
+                                              BatchedMessage(message(convo, sender: convo == gone ? "bob" : "carol"), replay: nil)])
+            XCTAssertEqual(batch.compactMap { try? $0.result.get().seq }, [2, 3])
+        }
+        let keptMessages = try fixture.count("SELECT count(*) FROM messages WHERE convo_id = $1", [kept])
+        let keptEvents = try fixture.count("SELECT count(*) FROM events WHERE convo_id = $1", [kept])
+        XCTAssertGreaterThan(try fixture.count("SELECT count(*) FROM messages WHERE convo_id = $1", [gone]), 0)
+
+        _ = try fixture.database.execute("DELETE FROM convos WHERE convo_id = $1", [gone])
+        XCTAssertEqual(try fixture.count("SELECT count(*) FROM messages WHERE convo_id = $1", [gone]), 0)
+        XCTAssertEqual(try fixture.count("SELECT count(*) FROM events WHERE convo_id = $1", [gone]), 0)
+        XCTAssertEqual(try fixture.count("SELECT count(*) FROM messages WHERE convo_id = $1", [kept]), keptMessages)
+        XCTAssertEqual(try fixture.count("SELECT count(*) FROM events WHERE convo_id = $1", [kept]), keptEvents)
+        XCTAssertEqual(deliveryError { try store.appendMessage(message(gone, sender: "alice")) }, .convoNotFound)
+        XCTAssertEqual(try fixture.count("SELECT count(*) FROM messages WHERE convo_id = $1", [gone]), 0)
+    }
 }
