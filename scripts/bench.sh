@@ -14,7 +14,7 @@
 # for the load generator, divided by the requests the run completed. In the delivery-service runs
 # the load generator is one wrk thread pinned to the last core (BENCH_WRK_CPU), so it stays off
 # whatever the scheduler can keep free of it; on 2 cores the server and PostgreSQL share both.
-# Knobs: BENCH_SEND_REQUESTS (tokens per sendMessage run, 150000), BENCH_READ_REQUESTS (tokens per
+# Knobs: BENCH_SEND_REQUESTS (tokens per sendMessage run, 220000), BENCH_READ_REQUESTS (tokens per
 # read run, 40000), BENCH_KEY_PACKAGES (25000), BENCH_EVENT_MESSAGES (messages of the steady events
 # run, 500), BENCH_MQTT_MESSAGES (messages of the MQTT fan-out run, 2000), BENCH_WRK_CPU (core for wrk, default the last), BENCH_PROFILE_DIR (perf record the
 # server and PostgreSQL during each sendMessage and read run into DIR/<run>[.postgres].perf.data,
@@ -202,7 +202,7 @@ echo
 echo "== Delivery service (issues 6, 15): 64 connections from one wrk thread on core $wrk_cpu, each request with its own"
 echo "   ES256K token (and msgId), PostgreSQL fsync on; goals: 16 convos ≥ 0.5× pgbench p99 ≤ 20 ms, 1 convo ≥ 0.3× p99 ≤ 30 ms"
 $bin/ds-bench prepare --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --out "$dir/load" \
-  --send-requests "${BENCH_SEND_REQUESTS:-150000}" --read-requests "${BENCH_READ_REQUESTS:-40000}" \
+  --send-requests "${BENCH_SEND_REQUESTS:-220000}" --read-requests "${BENCH_READ_REQUESTS:-40000}" \
   --key-packages "${BENCH_KEY_PACKAGES:-25000}" | sed 's/^/  /'
 xrpc="$base/xrpc/blue.catbird.mls"
 perf_pid=""

@@ -3,7 +3,8 @@ import Foundation
 /// An entry of a conversation's event log, as subscribers receive it.
 public struct ConvoEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, Codable {
-        /// A message (application or commit) was stored: payload `{seq, msgId, epoch, sender, messageType}`.
+        /// A message (application, commit or proposal) was stored: payload `{seq, msgId, epoch, sender,
+        /// messageType}`. The message row is the event (`EventLogSQL`).
         case messageEvent
         /// A DID joined, left or was removed: payload `{did, action, epoch}`.
         case membershipChangeEvent
@@ -19,8 +20,8 @@ public struct ConvoEvent: Sendable, Equatable {
     public var payload: String
     public var createdAt: Date
 
-    /// A messageEvent's payload: which message was stored. Written here, read by the service's
-    /// event stream: one type for both.
+    /// A messageEvent's payload: which message was stored. Built by `EventLogSQL`, read by the
+    /// service's event stream.
     public struct MessagePayload: Codable, Sendable, Equatable {
         public var seq: Int64
         public var msgId: String
@@ -37,15 +38,11 @@ public struct ConvoEvent: Sendable, Equatable {
     }
 }
 
-/// An event about to be appended: its kind and JSON payload.
+/// An event about to be appended: its kind and JSON payload. Never a messageEvent: a message is
+/// its own event.
 struct PendingEvent {
     var kind: ConvoEvent.Kind
     var payload: String
-
-    static func message(seq: Int64, msgID: String, epoch: Int64, sender: String, kind: MessageKind) -> PendingEvent {
-        PendingEvent(kind: .messageEvent, payload: json(ConvoEvent.MessagePayload(
-            seq: seq, msgId: msgID, epoch: epoch, sender: sender, messageType: kind.rawValue)))
-    }
 
     static func membership(_ change: MembershipChange) -> PendingEvent {
         PendingEvent(kind: .membershipChangeEvent, payload: json(change))

@@ -14,7 +14,7 @@ extension DeliveryTransaction {
     /// first write, so a failed commit leaves nothing behind. The writes: the commit row (unique
     /// per epoch), the commit as a message with the next seq, the new epoch, public state and
     /// GroupInfo, the member diff, consumed key packages, welcomes, dropped covered proposals,
-    /// and the events (messageEvent, membershipChangeEvent per DID, epochAdvanced).
+    /// and the events (the commit message's own, membershipChangeEvent per DID, epochAdvanced).
     /// The sender's right to commit (a member leaf, or an external joiner) is the caller's MLS
     /// check: the store does not require `senderDID` to be a current member.
     public func applyCommit(_ application: CommitApplication) throws(DeliveryStoreError) -> CommitOutcome {
@@ -47,9 +47,8 @@ extension DeliveryTransaction {
             try storeWelcomes(convoID, application.welcomes, epoch: newEpoch)
             try dropCoveredProposals(convoID, refs: application.coveredProposalRefs)
 
-            var events: [PendingEvent] = [.message(seq: seq, msgID: msgID, epoch: application.commitEpoch,
-                                                   sender: application.senderDID.rawValue, kind: .commit)]
-            events += diff.changes.map(PendingEvent.membership)
+            // The commit message is the first event (its own row); these follow it.
+            var events = diff.changes.map(PendingEvent.membership)
             events.append(.epochAdvanced(epoch: newEpoch, commitSeq: seq))
             try appendEvents(convoID, events)
             return CommitOutcome(newEpoch: newEpoch, seq: seq, changes: diff.changes, joinedLeaves: diff.joined,

@@ -38,17 +38,14 @@ extension DeliveryTransaction {
             try insertMembers(convoID, diff.joined, epoch: creation.epoch, admins: [creation.creatorDID.rawValue])
             try consumeKeyPackages(creation.consumedKeyPackages, by: creation.creatorDID, convoID: convoID)
             try storeWelcomes(convoID, creation.welcomes, epoch: creation.epoch)
-            var events: [PendingEvent] = []
             if let commit = creation.initialCommit {
+                // The commit message is the log's first event (its own row); the joins follow it.
                 let commitEpoch = creation.epoch - 1
                 let msgID = creation.initialCommitMsgID ?? "commit-\(commitEpoch)"
-                let seq = try appendCommitMessage(convoID: convoID, msgID: msgID, epoch: commitEpoch,
-                                                  senderDID: creation.creatorDID.rawValue, commit: commit)
-                events.append(.message(seq: seq, msgID: msgID, epoch: commitEpoch, sender: creation.creatorDID.rawValue,
-                                       kind: .commit))
+                _ = try appendCommitMessage(convoID: convoID, msgID: msgID, epoch: commitEpoch,
+                                            senderDID: creation.creatorDID.rawValue, commit: commit)
             }
-            events += diff.changes.map(PendingEvent.membership)
-            try appendEvents(convoID, events)
+            try appendEvents(convoID, diff.changes.map(PendingEvent.membership))
             return ConvoSummary(convo: try loadConvoRow(convoID), members: try members(convoID: convoID))
         }
     }

@@ -10,7 +10,7 @@ extension DeliveryTransaction {
     /// (`messageIDConflict` if another sender used it), whatever the epoch is now; otherwise the
     /// conversation must not be frozen (`groupFrozen`) and the epoch must be the current one (`epochMismatch`), or the previous one when the
     /// configuration allows it, and the message must fit the sender's quota (`messageQuotaExceeded`),
-    /// which it is charged. Appends a messageEvent.
+    /// which it is charged. The message is its own messageEvent, announced on the event channel.
     public func appendMessage(_ message: NewMessage) throws(DeliveryStoreError) -> AppendedMessage {
         try guarded {
             guard !message.msgID.isEmpty else { throw DeliveryStoreError.invalidArgument("empty msgID") }
@@ -44,15 +44,14 @@ extension DeliveryTransaction {
                 throw DeliveryStoreError.invalidArgument("size out of range")
             }
             try chargeMessageQuota(sender: message.senderDID.rawValue, storedBytes: ciphertext?.count ?? 0)
-            let (seq, receivedAt) = try nextSeq(message.convoID, touch: true)
+            let (seq, eventSeq, receivedAt) = try nextSeq(message.convoID, touch: true)
             try connection.execute("""
                 INSERT INTO messages (convo_id, seq, msg_id, epoch, message_type, sender_did, ciphertext,
-                                      content_hash, size, padded_size, created_at)
-                VALUES ($1, $2, $3, $4, 'app', $5, $6, $7, $8, $9, $10)
+                                      content_hash, size, padded_size, created_at, event_seq)
+                VALUES ($1, $2, $3, $4, 'app', $5, $6, $7, $8, $9, $10, $11)
                 """, [message.convoID, seq, message.msgID, message.epoch, message.senderDID, ciphertext, hash,
-                      Int32(size), message.paddedSize.map { Int32($0) }, receivedAt])
-            try appendEvents(message.convoID, [.message(seq: seq, msgID: message.msgID, epoch: message.epoch,
-                                                        sender: message.senderDID.rawValue, kind: .app)])
+                      Int32(size), message.paddedSize.map { Int32($0) }, receivedAt, eventSeq])
+            try announceEvents(message.convoID, through: eventSeq)
             return AppendedMessage(seq: seq, receivedAt: receivedAt, epoch: message.epoch, duplicate: false)
         }
     }
@@ -76,8 +75,9 @@ extension DeliveryTransaction {
     }
 
     /// Stores a commit made in `epoch` as that epoch's commit row and as a message with the next
-    /// seq (the conversation's row must be locked). The commit row is written first, so a second
-    /// commit for the epoch (`commitConflict`) or a taken msgID (`messageIDConflict`) writes nothing.
+    /// seq and event seq (the conversation's row must be locked; the caller announces it with the
+    /// events it appends after). The commit row is written first, so a second commit for the epoch
+    /// (`commitConflict`) or a taken msgID (`messageIDConflict`) writes nothing.
     func appendCommitMessage(convoID: String, msgID: String, epoch: Int64, senderDID: String,
                              commit: [UInt8]) throws -> Int64 {
         let taken = try connection.query("SELECT 1 FROM messages WHERE convo_id = $1 AND msg_id = $2", [convoID, msgID])
@@ -92,12 +92,13 @@ extension DeliveryTransaction {
         guard let expected = try inserted.first?.int64("seq") else {
             throw DeliveryStoreError.commitConflict(current: epoch)
         }
-        let (seq, at) = try nextSeq(convoID, touch: false)
+        let (seq, eventSeq, at) = try nextSeq(convoID, touch: false)
         guard seq == expected else { throw StoreError.decoding("commit seq \(expected) but message seq \(seq)") }
         try connection.execute("""
-            INSERT INTO messages (convo_id, seq, msg_id, epoch, message_type, sender_did, ciphertext, size, created_at)
-            VALUES ($1, $2, $3, $4, 'commit', $5, $6, $7, $8)
-            """, [convoID, seq, msgID, epoch, senderDID, commit, Int32(clamping: commit.count), at])
+            INSERT INTO messages (convo_id, seq, msg_id, epoch, message_type, sender_did, ciphertext, size, created_at,
+                                  event_seq)
+            VALUES ($1, $2, $3, $4, 'commit', $5, $6, $7, $8, $9)
+            """, [convoID, seq, msgID, epoch, senderDID, commit, Int32(clamping: commit.count), at, eventSeq])
         return seq
     }
 }

@@ -55,14 +55,14 @@ extension DeliveryTransaction {
             guard inserted > 0 else { return false }
             // Members learn of the proposal as a message, so that any of them can commit it by reference.
             let msgID = "proposal-" + Hex.encode(Array(proposal.ref.prefix(16)))
-            let (seq, at) = try nextSeq(proposal.convoID, touch: false)
+            let (seq, eventSeq, at) = try nextSeq(proposal.convoID, touch: false)
             try connection.execute("""
-                INSERT INTO messages (convo_id, seq, msg_id, epoch, message_type, sender_did, ciphertext, size, created_at)
-                VALUES ($1, $2, $3, $4, 'proposal', $5, $6, $7, $8)
+                INSERT INTO messages (convo_id, seq, msg_id, epoch, message_type, sender_did, ciphertext, size, created_at,
+                                      event_seq)
+                VALUES ($1, $2, $3, $4, 'proposal', $5, $6, $7, $8, $9)
                 """, [proposal.convoID, seq, msgID, proposal.epoch, proposal.senderDID, proposal.proposal,
-                      Int32(clamping: proposal.proposal.count), at])
-            try appendEvents(proposal.convoID, [.message(seq: seq, msgID: msgID, epoch: proposal.epoch,
-                                                         sender: proposal.senderDID.rawValue, kind: .proposal)])
+                      Int32(clamping: proposal.proposal.count), at, eventSeq])
+            try announceEvents(proposal.convoID, through: eventSeq)
             return true
         }
     }

@@ -37,17 +37,18 @@ public struct DeliveryTransaction {
         return state.epoch
     }
 
-    /// Takes the conversation's next seq (its row must be locked); with `touch`, also records the
-    /// time as its last message time.
-    func nextSeq(_ convoID: String, touch: Bool) throws -> (seq: Int64, at: Date) {
+    /// Takes the conversation's next seq and next event seq for a message, which is its own
+    /// messageEvent (migration 0015; its row must be locked); with `touch`, also records the time
+    /// as its last message time.
+    func nextSeq(_ convoID: String, touch: Bool) throws -> (seq: Int64, eventSeq: Int64, at: Date) {
         let rows = try connection.query("""
-            UPDATE convos SET last_seq = last_seq + 1,
+            UPDATE convos SET last_seq = last_seq + 1, last_event_seq = last_event_seq + 1,
                               last_message_at = CASE WHEN $2 THEN now.at ELSE last_message_at END
             FROM (SELECT clock_timestamp() AS at) now
-            WHERE convo_id = $1 RETURNING last_seq, now.at
+            WHERE convo_id = $1 RETURNING last_seq, last_event_seq, now.at
             """, [convoID, touch])
         guard let row = rows.first else { throw DeliveryStoreError.convoNotFound }
-        return (try row.int64("last_seq"), try row.date("at"))
+        return (try row.int64("last_seq"), try row.int64("last_event_seq"), try row.date("at"))
     }
 }
 

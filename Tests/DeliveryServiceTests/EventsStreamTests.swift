@@ -136,7 +136,9 @@ final class EventsStreamTests: EventsTestCase {
         // What the retention job would do to events past MESSAGE_TTL_DAYS.
         let database = try Database(url: try service.databaseURL, poolSize: 1)
         defer { database.close() }
-        try database.execute("DELETE FROM events WHERE convo_id = $1 AND event_seq <= $2", [convo, Int64(position + 2)])
+        for table in ["events", "messages"] {
+            try database.execute("DELETE FROM \(table) WHERE convo_id = $1 AND event_seq <= $2", [convo, Int64(position + 2)])
+        }
 
         let resumed = try subscribe(bob, convoID: convo, cursor: cursor)
         let info = try resumed.readEvent()
