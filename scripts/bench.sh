@@ -51,6 +51,14 @@ pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 pgport=$(cat "$pgfiles/port")
 psql_() { "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U postgres -X -q "$@"; }
 sql() { psql_ -d catbird -tAc "$1"; }
+# A checkpoint's sync phase stalls every commit's WAL flush for up to ~0.1 s on this box; a 10 s run
+# that holds one shows it at its p99 (58 ms into one conversation, measured), though over minutes
+# it is a fraction of a percent of the time. So WAL volume never triggers one (max_wal_size, as
+# README's "PostgreSQL for a busy node" advises), and each database run starts right after one
+# (`settle`), which also restarts checkpoint_timeout's clock.
+sql "ALTER SYSTEM SET max_wal_size = '8GB'" >/dev/null
+sql "SELECT pg_reload_conf()" >/dev/null
+settle() { sql "CHECKPOINT" >/dev/null; }
 
 # wrk with the anchors' settings; prints its output's figures on one line: name, req/s, p50, p99,
 # failures if any, then an optional anchor note.
@@ -150,6 +158,7 @@ INSERT INTO bench_messages (convo_id, seq, msg_id, ciphertext)
 VALUES ('convo-' || :convo, nextval('bench_seq'), md5(random()::text),
         convert_to(repeat(md5(random()::text), 32), 'UTF8'));
 SQL
+settle
 snapshot
 out=$(cd "$dir" && timed "$pgbin/pgbench" -h 127.0.0.1 -p "$pgport" -U postgres -n -M prepared -c 64 -j 2 -T 10 \
   -f insert.sql -l --log-prefix=pgbench pgbench_ceiling)
@@ -226,6 +235,7 @@ profiled() { # waits for the recordings; adds the WAL written since the snapshot
 }
 send_run() { # name, data file, note
   profile "${2%.txt}"
+  settle
   snapshot
   out=$(timed load_pinned -s Benchmarks/wrk/xrpc-data.lua "$xrpc.sendMessage" -- 1 send "$dir/load/$2" "$dir/load/send-bodies.txt")
   local stored
@@ -241,6 +251,7 @@ send_run "sendMessage 1 KB, 16 convos" send-spread.txt ""
 send_run "sendMessage 1 KB, 1 convo" send-hot.txt " (all 64 connections in one group)"
 read_run() { # name, data file
   profile "${3%.txt}"
+  settle
   snapshot
   out=$(timed load_pinned -s Benchmarks/wrk/xrpc-data.lua "$2" -- 1 get "$dir/load/$3")
   summarise "$1" "$out"
