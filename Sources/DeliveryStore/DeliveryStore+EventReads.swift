@@ -14,7 +14,7 @@ extension DeliveryStore {
     public func eventsWithMessages(convoID: String, afterSeq: Int64, limit: Int) throws(DeliveryStoreError) -> [LoggedEvent] {
         try run { transaction throws(DeliveryStoreError) in
             try guarded {
-                let rows = try transaction.connection.query(EventLogSQL.merged(withMessages: true),
+                let rows = try transaction.connection.query(EventLogSQL.eventsWithMessages,
                                                             [convoID, afterSeq, Int64(limit)])
                 return try rows.map { row in
                     LoggedEvent(event: try ConvoEvent(convoID: convoID, row: row),

@@ -30,14 +30,14 @@ extension DeliveryTransaction {
     /// The conversation's events after `afterSeq`, oldest first.
     public func events(convoID: String, afterSeq: Int64 = 0, limit: Int = 100) throws(DeliveryStoreError) -> [ConvoEvent] {
         try guarded {
-            let rows = try connection.query(EventLogSQL.merged(withMessages: false), [convoID, afterSeq, Int64(limit)])
+            let rows = try connection.query(EventLogSQL.events, [convoID, afterSeq, Int64(limit)])
             return try rows.map { row in try ConvoEvent(convoID: convoID, row: row) }
         }
     }
 }
 
 extension ConvoEvent {
-    /// An event from a row of `EventLogSQL.merged`.
+    /// An event from a row of `EventLogSQL`.
     init(convoID: String, row: PGRow) throws {
         guard let kind = ConvoEvent.Kind(rawValue: try row.string("type")) else {
             throw StoreError.decoding("unknown event type")

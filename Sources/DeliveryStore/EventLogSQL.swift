@@ -6,9 +6,13 @@
 /// is a range scan of its (convo_id, event_seq) index cut at the limit, so a read costs what it
 /// returns, however long the log.
 enum EventLogSQL {
-    /// Columns `event_seq, type, payload, event_created_at`, then with `withMessages` the message of
-    /// a messageEvent (`MessageRow.columns`, NULL for other events).
-    static func merged(withMessages: Bool) -> String {
+    /// Columns `event_seq, type, payload, event_created_at`.
+    static let events = merged(withMessages: false)
+    /// `events`' columns, then the message of a messageEvent (`MessageRow.columns`, NULL for other
+    /// events).
+    static let eventsWithMessages = merged(withMessages: true)
+
+    private static func merged(withMessages: Bool) -> String {
         let eventSide = withMessages ? ", " + nullMessageColumns : ""
         let messageSide = withMessages ? ", " + MessageRow.columns : ""
         return """

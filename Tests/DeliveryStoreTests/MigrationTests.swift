@@ -33,13 +33,7 @@ final class MigrationTests: XCTestCase {
         let fresh = try TestDatabase(.database, prefix: "dsmig", poolSize: 1)
         defer { fresh.drop() }
         let database = fresh.database
-        let before = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-before-0010-\(fresh.name)")
-        try FileManager.default.createDirectory(at: before, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: before) }
-        for file in try FileManager.default.contentsOfDirectory(atPath: TestDatabase.migrations.path) where file < "0010" {
-            try FileManager.default.copyItem(at: TestDatabase.migrations.appendingPathComponent(file), to: before.appendingPathComponent(file))
-        }
-        try Migrator(directory: before).migrate(database)
+        try migrate(fresh, before: "0010")
         try database.execute("""
             INSERT INTO convos (convo_id, group_id, cipher_suite, epoch, public_state, creator_did)
             VALUES ('0a', '\\x0a', 1, 2, '\\x00', 'did:plc:alice')
@@ -74,13 +68,7 @@ final class MigrationTests: XCTestCase {
         let fresh = try TestDatabase(.database, prefix: "dsmig", poolSize: 1)
         defer { fresh.drop() }
         let database = fresh.database
-        let before = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-before-0015-\(fresh.name)")
-        try FileManager.default.createDirectory(at: before, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: before) }
-        for file in try FileManager.default.contentsOfDirectory(atPath: TestDatabase.migrations.path) where file < "0015" {
-            try FileManager.default.copyItem(at: TestDatabase.migrations.appendingPathComponent(file), to: before.appendingPathComponent(file))
-        }
-        try Migrator(directory: before).migrate(database)
+        try migrate(fresh, before: "0015")
         try database.execute("""
             INSERT INTO convos (convo_id, group_id, cipher_suite, epoch, public_state, creator_did, last_seq, last_event_seq)
             VALUES ('0b', '\\x0b', 1, 1, '\\x00', 'did:plc:alicealicealicealicealic', 4, 6)
@@ -147,5 +135,17 @@ final class MigrationTests: XCTestCase {
             let index = try row.string("idx")
             XCTAssertEqual(try row.string("first_col"), "convo_id", index)
         }
+    }
+
+    /// Applies the repository's migrations numbered below `version` to `fresh`, as a database
+    /// deployed before `version` would hold them.
+    private func migrate(_ fresh: TestDatabase, before version: String) throws {
+        let before = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-before-\(version)-\(fresh.name)")
+        try FileManager.default.createDirectory(at: before, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: before) }
+        for file in try FileManager.default.contentsOfDirectory(atPath: TestDatabase.migrations.path) where file < version {
+            try FileManager.default.copyItem(at: TestDatabase.migrations.appendingPathComponent(file), to: before.appendingPathComponent(file))
+        }
+        try Migrator(directory: before).migrate(fresh.database)
     }
 }
