@@ -94,16 +94,33 @@ ticks_of() { # pid → ticks, empty if gone
     | awk -v reaped=$(( $1 == postmaster )) '{print $12 + $13 + reaped * ($14 + $15)}'
 }
 declare -A before_ticks
-snapshot() { # records every watched process's ticks, the box's busy and total ticks, WAL and messages
+# A run's CPU, WAL and client time are summed over its measured stretches (`measure_begin` …
+# `measure_end`): one for most runs, one per slice when two servers take turns (`turns`).
+measuring=0
+sums_reset() { sum_server=0 sum_pg=0 sum_busy=0 sum_client=0 sum_wal=0; }
+snapshot() { # starts a run: zero sums, then its first stretch; counts the messages stored so far
+  sums_reset
+  stored0=$(sql "SELECT count(*) FROM messages")
+  time0=$(sql "SELECT clock_timestamp()")
+  measure_begin
+}
+measure_begin() { # records every watched process's ticks, the box's busy ticks and WAL
   before_ticks=()
   local pid t
   for pid in "$server_pid" $(pg_pids); do t=$(ticks_of "$pid") && before_ticks[$pid]=$t; done
-  read -r box_busy0 box_total0 < <(awk '/^cpu / {print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
+  box_busy0=$(awk '/^cpu / {print $2+$3+$4+$7+$8+$9}' /proc/stat)
   wal0=$(sql "SELECT pg_current_wal_lsn()")
-  stored0=$(sql "SELECT count(*) FROM messages")
-  time0=$(sql "SELECT clock_timestamp()")
+  measuring=1
 }
-delta_ticks() { # pids… → ticks used since the snapshot (a process born since counts whole)
+measure_end() { # adds what the stretch used, and the client's CPU of the `timed` run in it
+  sum_server=$((sum_server + $(delta_ticks "$server_pid")))
+  sum_pg=$((sum_pg + $(delta_ticks $(pg_pids))))
+  sum_busy=$((sum_busy + $(awk '/^cpu / {print $2+$3+$4+$7+$8+$9}' /proc/stat) - box_busy0))
+  sum_wal=$((sum_wal + $(sql "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$wal0')")))
+  sum_client=$(awk -v a="$sum_client" -v b="$(cat "$dir/client-cpu")" 'BEGIN {print a + b}')
+  measuring=0
+}
+delta_ticks() { # pids… → ticks used since `measure_begin` (a process born since counts whole)
   local sum=0 pid t
   for pid in "$@"; do t=$(ticks_of "$pid") || continue; sum=$((sum + t - ${before_ticks[$pid]:-0})); done
   echo "$sum"
@@ -114,17 +131,12 @@ timed() { # runs a command; its user + system CPU seconds go to $dir/client-cpu
   awk '{print $1 + $2}' "$dir/client-time" >"$dir/client-cpu"
   cat "$dir/out"
 }
-# After a `snapshot` and a `timed` run of `count` requests: CPU per request of each side, the WAL
-# per request, and how much of the box each side used.
+# After a `snapshot` and a `timed` run of `count` requests (or the slices of `turns`): CPU per
+# request of each side, the WAL per request, and how much of the box each side used.
 cpu_report() { # count, seconds, client name
-  local server pg box_busy1 box_total1 wal client
-  server=$(delta_ticks "$server_pid")
-  pg=$(delta_ticks $(pg_pids))
-  read -r box_busy1 box_total1 < <(awk '/^cpu / {print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
-  wal=$(sql "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$wal0')")
-  client=$(cat "$dir/client-cpu")
-  awk -v n="$1" -v s="$2" -v hz="$hz" -v server="$server" -v pg="$pg" -v client="$client" -v wal="$wal" \
-      -v busy=$((box_busy1 - box_busy0)) -v total=$((box_total1 - box_total0)) -v cores="$(nproc)" -v who="$3" 'BEGIN {
+  [ "$measuring" = 1 ] && measure_end
+  awk -v n="$1" -v s="$2" -v hz="$hz" -v server="$sum_server" -v pg="$sum_pg" -v client="$sum_client" -v wal="$sum_wal" \
+      -v busy="$sum_busy" -v cores="$(nproc)" -v who="$3" 'BEGIN {
     if (n <= 0) { print "    (no request completed)"; exit }
     printf "    per %s: server %.0f µs CPU, PostgreSQL %.0f µs, %s %.0f µs; WAL %.0f B\n",
       (who == "pgbench" ? "transaction" : "request"), server / hz / n * 1e6, pg / hz / n * 1e6, who, client / n * 1e6, wal / n
@@ -170,7 +182,7 @@ printf '%-30s %9.0f tx/s    p50 %9s   p99 %9s\n' "pgbench 1 KB insert" "$tps" "$
 cpu_report "$transactions" 10 pgbench
 
 echo
-echo "== HTTP layer (issues 2, 15): wrk -t2 -c64 -d10s on loopback, nginx $(/usr/sbin/nginx -v 2>&1 | sed 's/.*nginx\///') (Debian, 2 workers) in the same run;"
+echo "== HTTP layer (issues 2, 15): wrk -t2 -c64 on loopback, in turns with nginx $(/usr/sbin/nginx -v 2>&1 | sed 's/.*nginx\///') (Debian, 2 workers): five 2 s slices each;"
 echo "   goal ≥ 0.6× nginx on both; anchors Hummingbird 2: 0.46× (GET), 0.32× (POST) of nginx on this box"
 mkdir -p "$dir/nginx/logs"
 nginx_port=$(free_port)
@@ -195,17 +207,43 @@ NGINX
 /usr/sbin/nginx -p "$dir/nginx" -c "$dir/nginx/nginx.conf" &
 pids+=($!)
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$nginx_port/get" >/dev/null && break; sleep 0.1; done
-nginx_get=$(rate "$(load "http://127.0.0.1:$nginx_port/get")")
-nginx_post=$(rate "$(load -s Benchmarks/wrk/echo.lua "http://127.0.0.1:$nginx_port/post")")
-printf '%-30s %9s req/s\n%-30s %9s req/s\n' "nginx GET (return 200)" "$nginx_get" "nginx POST 1 KB (reads body)" "$nginx_post"
-snapshot
-out=$(timed load "$base/xrpc/_health")
-summarise "GET /xrpc/_health" "$out" "| $(versus "$(rate "$out")" "$nginx_get") nginx"
-cpu_report "$(completed "$out")" 10 wrk
-snapshot
-out=$(timed load -s Benchmarks/wrk/echo.lua "$base/xrpc/blue.catbird.mls.bench.echo")
-summarise "POST 1 KB JSON echo" "$out" "| $(versus "$(rate "$out")" "$nginx_post") nginx"
-cpu_report "$(completed "$out")" 10 wrk
+# nginx and our server take turns, five 2 s slices each, so that whatever else the shared box runs
+# meanwhile falls on both alike. As two 10 s runs one after the other, the POST ratio moved from
+# 0.60× to 0.70× between two bench runs a minute apart, mostly through our rate alone; in turns, eight
+# pairs of 5 s slices stayed within 0.66–0.68×. Each side's rate is its requests over its own time;
+# our p50 is the slices' median, our p99 their highest; CPU is summed over our slices only.
+turn_slices=5
+slice_figures() { # wrk output → "2xx-requests seconds p50-ms p99-ms failures"
+  awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+    /requests in/ {n = $1; d = $4; sub(/s,?$/, "", d)} /Non-2xx/ {bad += $NF} /Socket errors/ {bad += 1}
+    $1 == "50%" {p50 = ms($2)} $1 == "99%" {p99 = ms($2)}
+    END {printf "%d %s %s %s %d\n", n - bad, d, p50, p99, bad}' <<<"$1"
+}
+turns() { # name, nginx URL, our URL, nginx label, wrk options…: prints both lines, the ratio, our CPU
+  local name=$1 theirs=$2 ours=$3 label=$4 i
+  shift 4
+  local their_figures="" our_figures=""
+  sums_reset
+  for i in $(seq 1 "$turn_slices"); do
+    their_figures+="$(slice_figures "$(wrk -t2 -c64 -d2s --latency "$@" "$theirs")")"$'\n'
+    measure_begin
+    our_figures+="$(slice_figures "$(timed wrk -t2 -c64 -d2s --latency "$@" "$ours")")"$'\n'
+    measure_end
+  done
+  read -r their_rate _ < <(awk '{n += $1; s += $2} END {printf "%.2f %d\n", n / s, n}' <<<"$their_figures")
+  printf '%-30s %9s req/s\n' "$label" "$their_rate"
+  local our_rate our_n our_s p50 p99 bad
+  read -r our_rate our_n our_s p50 p99 bad < <(sort -k3,3n <<<"$our_figures" | awk 'NF {
+      n += $1; s += $2; bad += $5; p50[++k] = $3; if ($4 > p99) p99 = $4 }
+    END {printf "%.2f %d %.2f %.2fms %.2fms %d\n", n / s, n, s, p50[int((k + 1) / 2)], p99, bad}')
+  printf '%-30s %9s req/s   p50 %9s   p99 %9s' "$name" "$our_rate" "$p50" "$p99"
+  [ "$bad" -gt 0 ] && printf '   (%s failed)' "$bad"
+  printf '   | %s nginx\n' "$(versus "$our_rate" "$their_rate")"
+  cpu_report "$our_n" "$our_s" wrk
+}
+turns "GET /xrpc/_health" "http://127.0.0.1:$nginx_port/get" "$base/xrpc/_health" "nginx GET (return 200)"
+turns "POST 1 KB JSON echo" "http://127.0.0.1:$nginx_port/post" "$base/xrpc/blue.catbird.mls.bench.echo" \
+  "nginx POST 1 KB (reads body)" -s Benchmarks/wrk/echo.lua
 
 echo
 echo "== Delivery service (issues 6, 15): 64 connections from one wrk thread on core $wrk_cpu, each request with its own"
