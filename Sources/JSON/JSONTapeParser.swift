@@ -13,8 +13,9 @@ struct JSONTapeParser {
     }
 
     mutating func parseDocument() throws(JSONParseError) {
-        // Request bodies are mostly string content (base64): a node per 32 bytes, grown if needed.
-        nodes.reserveCapacity(Swift.min(bytes.count / 32 + 8, 256))
+        // A node per 16 bytes, grown if needed: a base64 payload needs fewer, an object of short
+        // members (ids, numbers, tags) about that many; growing the tape costs a copy of it.
+        nodes.reserveCapacity(Swift.min(bytes.count / 16 + 8, 512))
         skipWhitespace()
         try value(depth: 0)
         skipWhitespace()

@@ -161,10 +161,15 @@ public final class XRPCRouter: HTTPResponder {
     private static func call(_ method: XRPCMethod, _ request: HTTPRequest, _ context: XRPCRequestContext,
                              errors: XRPCErrorMapping) -> XRPCResult {
         do {
-            var request = request
-            // A buffered method whose large body was streamed so that its token came first.
-            if let body = context.body, method.streamedBody == nil { request.body = try body.readAll(limit: method.maxBodySize) }
-            let base = XRPCContext(request: request, nsid: context.nsid, id: context.id)
+            let base: XRPCContext
+            if let body = context.body, method.streamedBody == nil {
+                // A buffered method whose large body was streamed so that its token came first.
+                var request = request
+                request.body = try body.readAll(limit: method.maxBodySize)
+                base = XRPCContext(request: request, nsid: context.nsid, id: context.id)
+            } else {
+                base = XRPCContext(request: request, nsid: context.nsid, id: context.id)
+            }
             let output: XRPCOutput
             switch method.handler {
             case .unauthenticated(let handler):

@@ -229,10 +229,12 @@ public struct HTTPRequestParser: Sendable {
         framing = try semantics.framing(version: line.version)
         keepAlive = semantics.keepAlive(version: line.version)
         expectsContinue = semantics.expectsContinue && line.version == .http1_1 && framing != .none
+        let target = Self.string(bytes, line.target)
         return HTTPRequestHead(
             method: HTTPMethod(rawValue: Self.string(bytes, line.method)),
-            target: Self.string(bytes, line.target),
-            path: Self.string(bytes, line.path),
+            target: target,
+            // Without a query the path is the whole target: one string, not two.
+            path: line.path == line.target ? target : Self.string(bytes, line.path),
             query: Self.string(bytes, line.query),
             version: line.version,
             headers: headers

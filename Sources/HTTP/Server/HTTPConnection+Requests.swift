@@ -55,14 +55,17 @@ extension HTTPConnection {
 
     /// The request ended: keep it for its answer and say who computes that.
     private func route(body: [UInt8], loop: IOLoop) -> HTTPConnectionMachine.Route {
-        guard bodyStream == nil, let head else { return .streamed }
-        self.head = nil
+        // Taken, not copied: a copy of the head (and below of the request) retains each of its
+        // strings and arrays once more, and releases them again when the field is cleared.
+        guard bodyStream == nil, let head = self.head.take() else { return .streamed }
         answering = (head.method, head.version)
-        request = HTTPRequest(head: head, body: body, remoteAddress: remoteAddress)
         let blocking = loop.responder.mayBlock(head)
         startsOnIOThread = blocking && loop.responder.startsOnIOThread(head)
-        guard head.method == .get, WebSocketHandshake.isUpgradeRequest(head) else { return blocking ? .worker : .inline }
-        switch WebSocketHandshake.validate(head) {
+        let upgrade = head.method == .get && WebSocketHandshake.isUpgradeRequest(head)
+        let handshake = upgrade ? WebSocketHandshake.validate(head) : nil
+        request = HTTPRequest(head: head, body: body, remoteAddress: remoteAddress)
+        guard let handshake else { return blocking ? .worker : .inline }
+        switch handshake {
         case let .failure(refusal):
             handshakeRefusal = refusal.response
             return .inline
@@ -75,16 +78,14 @@ extension HTTPConnection {
     // MARK: Answering
 
     func respondInline(keepAlive: Bool, loop: IOLoop) -> Event? {
-        guard let request else { return nil }
-        self.request = nil
+        guard let request = request.take() else { return nil }
         let response = handshakeRefusal ?? loop.responder.respond(to: request)
         handshakeRefusal = nil
         return send(response, method: answering.method, version: answering.version, keepAlive: keepAlive, loop: loop)
     }
 
     func submitToWorker(loop: IOLoop) {
-        guard let request else { return }
-        self.request = nil
+        guard let request = request.take() else { return }
         if startsOnIOThread {
             // The machine waits for the answer as for a worker's; it arrives the same way.
             startsOnIOThread = false
