@@ -150,6 +150,26 @@ final class Secp256k1ArithmeticTests: XCTestCase {
         }
     }
 
+    func test_wnafOfA32BitPart_fitsItsSpan_andMatchesTheScalarForm() {
+        // Every value whose bits could carry furthest (runs of ones, the top bit set) and random ones.
+        var parts: [UInt64] = [0, 1, 2, 3, 0xFFFF_FFFF, 0x8000_0000, 0xFFFF_FFFE, 0x7FFF_FFFF, 0xF800_0000, 0xFFC0_0000]
+        parts += (1...32).map { (UInt64(1) << UInt64($0)) - 1 } + (0..<32).map { UInt64(1) << UInt64($0) }
+        parts += (0..<200).map { _ in UInt64.random(in: 0...0xFFFF_FFFF) }
+        for width in [2, 5, 10, 15] {
+            for part in parts {
+                var digits = [Int16](repeating: 0, count: Secp256k1.WNAF.partSpan)
+                let count = digits.withUnsafeMutableBufferPointer {
+                    Secp256k1.WNAF.digits(of: part, width: width, into: $0.baseAddress!)
+                }
+                let reference = Secp256k1.WNAF(Scalar(part, 0, 0, 0), width: width)
+                XCTAssertEqual(count, reference.count, "part \(part), width \(width)")
+                XCTAssertLessThanOrEqual(count, Secp256k1.WNAF.partSpan)
+                XCTAssertEqual(digits, Array(reference.digits.prefix(Secp256k1.WNAF.partSpan)))
+                XCTAssertTrue(reference.digits.dropFirst(Secp256k1.WNAF.partSpan).allSatisfy { $0 == 0 })
+            }
+        }
+    }
+
     func test_wnaf_digitsAreOddBoundedSparse_andSumToTheScalar() {
         let values = samples(below: reference.n, count: 100).map { Scalar(bigEndian: $0) } + [Scalar(.max, .max, .max, .max)]
         for width in [4, 5, 12] {

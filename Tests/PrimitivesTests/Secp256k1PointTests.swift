@@ -100,39 +100,57 @@ final class Secp256k1PointTests: XCTestCase {
             // Some with short or lopsided scalars: whole 64-bit quarters zero, or all ones.
             if round % 3 == 1 { u1 = Scalar(u1.l0, 0, u1.l2, 0); u2 = Scalar(0, u2.l1, 0, 0) }
             if round % 3 == 2 { u1 = Scalar(.max, .max, 0, 0); u2 = Scalar(0, 0, .max, 0) }
+            // Every 32-bit part of u1 all ones, or only its top bit: the parts that carry furthest.
+            if round == 4 { u1 = Scalar(.max, .max, .max, .max).reducedModN }
+            if round == 7 { u1 = Scalar(0x8000_0000_8000_0000, 0x8000_0000_8000_0000, 0x8000_0000_8000_0000, 0x8000_0000_8000_0000) }
             try assertCombination(u1, u2, q)
         }
     }
 
-    func test_keyTables_holdOddMultiplesOfQ_λQ_and2To64Multiples() throws {
+    func test_keyTables_holdOddMultiplesOf2To32jQ_andOfTheirλImages() throws {
         let key = try ECDSAPrivateKey.generate(curve: .secp256k1).publicKey.uncompressed
         let tables = Secp256k1.KeyTables(try XCTUnwrap(Point(sec1: key)))
         let zero = Scalar.zero.bigEndianBytes
         let lambda = Secp256k1.Endomorphism.lambda.bigEndianBytes
-        let twoTo64 = Scalar(0, 1, 0, 0).bigEndianBytes
-        XCTAssertEqual(tables.q.count, 1 << (Secp256k1.KeyTables.width - 2))
-        for index in tables.q.indices {
-            let multiple = Scalar(UInt64(2 * index + 1), 0, 0, 0).bigEndianBytes
-            func times(_ factors: [UInt8]...) -> [UInt8]? {
-                let scalar = factors.reduce(multiple) { reference.modMul($0, $1, reference.n) }
-                return reference.linearCombination(u1: zero, u2: scalar, q: key)
+        XCTAssertEqual(tables.points.count, 8 * (1 << (Secp256k1.KeyTables.width - 2)))
+        for j in 0..<4 {
+            // 2^(32j)
+            let power = [Scalar(1, 0, 0, 0), Scalar(1 << 32, 0, 0, 0), Scalar(0, 1, 0, 0), Scalar(0, 1 << 32, 0, 0)][j]
+            let table = tables.table(j), lambdaTable = tables.table(j, lambda: true)
+            XCTAssertEqual(table.count, Secp256k1.KeyTables.perTable)
+            for (offset, index) in table.indices.enumerated() {
+                let multiple = Scalar(UInt64(2 * offset + 1), 0, 0, 0).bigEndianBytes
+                func times(_ factors: [UInt8]...) -> [UInt8]? {
+                    let scalar = factors.reduce(reference.modMul(multiple, power.bigEndianBytes, reference.n)) {
+                        reference.modMul($0, $1, reference.n)
+                    }
+                    return reference.linearCombination(u1: zero, u2: scalar, q: key)
+                }
+                XCTAssertEqual(table[index].sec1(compressed: false), times())
+                XCTAssertEqual(lambdaTable[lambdaTable.startIndex + offset].sec1(compressed: false), times(lambda))
             }
-            XCTAssertEqual(tables.q[index].sec1(compressed: false), times())
-            XCTAssertEqual(tables.lambdaQ[index].sec1(compressed: false), times(lambda))
-            XCTAssertEqual(tables.q64[index].sec1(compressed: false), times(twoTo64))
-            XCTAssertEqual(tables.lambdaQ64[index].sec1(compressed: false), times(lambda, twoTo64))
         }
     }
 
-    func test_generatorQuarters_holdOddMultiplesOf2To64GAnd2To192G() {
-        let quarters = Secp256k1.GeneratorTable.Quarters.shared
+    func test_generatorEighths_holdOddMultiplesOf2To32jG() {
+        let eighths = Secp256k1.GeneratorTable.Eighths.shared
         let zero = Scalar.zero.bigEndianBytes
-        for index in [0, 1, 5, quarters.g64.count - 1] {
-            let multiple = Scalar(UInt64(2 * index + 1), 0, 0, 0).bigEndianBytes
-            let at64 = reference.modMul(multiple, Scalar(0, 1, 0, 0).bigEndianBytes, reference.n)
-            let at192 = reference.modMul(multiple, Scalar(0, 0, 0, 1).bigEndianBytes, reference.n)
-            XCTAssertEqual(quarters.g64[index].sec1(compressed: false), reference.linearCombination(u1: at64, u2: zero, q: generator))
-            XCTAssertEqual(quarters.g192[index].sec1(compressed: false), reference.linearCombination(u1: at192, u2: zero, q: generator))
+        XCTAssertEqual(eighths.points.count, 8 * Secp256k1.GeneratorTable.Eighths.perTable)
+        for j in 0..<8 {
+            var power = Scalar.zero
+            switch j / 2 {
+            case 0: power.l0 = 1 << UInt64(32 * (j % 2))
+            case 1: power.l1 = 1 << UInt64(32 * (j % 2))
+            case 2: power.l2 = 1 << UInt64(32 * (j % 2))
+            default: power.l3 = 1 << UInt64(32 * (j % 2))
+            }
+            let table = eighths.table(j)
+            for offset in [0, 1, 5, table.count - 1] {
+                let multiple = Scalar(UInt64(2 * offset + 1), 0, 0, 0).bigEndianBytes
+                let scalar = reference.modMul(multiple, power.bigEndianBytes, reference.n)
+                XCTAssertEqual(table[table.startIndex + offset].sec1(compressed: false),
+                               reference.linearCombination(u1: scalar, u2: zero, q: generator))
+            }
         }
     }
 

@@ -20,10 +20,18 @@ extension Secp256k1 {
 
         /// P, 3P, 5P, … in affine form, normalised together with one field inversion.
         static func oddMultiples(of point: JacobianPoint, count: Int) -> [AffinePoint] {
-            let twice = point.doubled()
-            var jacobian = [point]
-            jacobian.reserveCapacity(count)
-            while jacobian.count < count { jacobian.append(jacobian[jacobian.count - 1].adding(twice)) }
+            oddMultiples(of: [point], count: count)
+        }
+
+        /// `count` odd multiples of each point, table after table, all normalised with one inversion.
+        static func oddMultiples(of points: [JacobianPoint], count: Int) -> [AffinePoint] {
+            var jacobian: [JacobianPoint] = []
+            jacobian.reserveCapacity(points.count * count)
+            for point in points {
+                let twice = point.doubled()
+                jacobian.append(point)
+                while jacobian.count % count != 0 { jacobian.append(jacobian[jacobian.count - 1].adding(twice)) }
+            }
             return batchAffine(jacobian)
         }
 

@@ -2,31 +2,38 @@ import Synchronization
 
 extension Secp256k1 {
     /// Precomputation for a public key that verifies again and again (a caller's DID key, kept with
-    /// its DID document): affine odd multiples of Q, λ·Q, 2^64·Q and 2^64·λ·Q. With them u2·Q runs
-    /// as four 64-bit wNAF streams (the GLV halves, each split at bit 64), beside four for u1·G
-    /// (`GeneratorTable.Quarters`): 64 doublings per verification instead of 128, and no table to
-    /// build per verification. About 2 KB (`KeyTablesBudget`).
+    /// its DID document): affine odd multiples of 2^(32j)·Q and 2^(32j)·λ·Q for j = 0…3. With them
+    /// u2·Q runs as eight 32-bit wNAF streams (the GLV halves, each cut into four 32-bit parts),
+    /// beside eight for u1·G (`GeneratorTable.Eighths`): 32 doublings per verification instead of
+    /// 128, and no table to build per verification. About 4 KB (`KeyTablesBudget`).
     struct KeyTables: Sendable {
         /// wNAF width of the key's streams: 2^(w−2) = 8 points per table.
         static let width = 5
 
-        let q: [AffinePoint]
-        let lambdaQ: [AffinePoint]
-        let q64: [AffinePoint]
-        let lambdaQ64: [AffinePoint]
+        /// Points per table.
+        static let perTable = 1 << (width - 2)
+
+        /// Eight tables of `perTable` points, one after the other: the odd multiples of 2^(32j)·Q for
+        /// j = 0…3, then of 2^(32j)·λ·Q (`table(_:lambda:)`).
+        let points: [AffinePoint]
 
         /// `point` must be a valid public key (on the curve, not infinity): no multiple below n is
         /// then infinity.
         init(_ point: AffinePoint) {
-            let count = 1 << (Self.width - 2)
-            q = GeneratorTable.oddMultiples(of: JacobianPoint(point), count: count)
-            q64 = GeneratorTable.oddMultiples(of: JacobianPoint(point).doubled(times: 64), count: count)
-            lambdaQ = q.map(\.lambdaImage)
-            lambdaQ64 = q64.map(\.lambdaImage)
+            var bases = [JacobianPoint(point)]
+            for _ in 1..<4 { bases.append(bases[bases.count - 1].doubled(times: 32)) }
+            let q = GeneratorTable.oddMultiples(of: bases, count: Self.perTable)
+            points = q + q.map(\.lambdaImage)
+        }
+
+        /// The odd multiples of 2^(32j)·Q, or of 2^(32j)·λ·Q.
+        func table(_ j: Int, lambda: Bool = false) -> ArraySlice<AffinePoint> {
+            let start = ((lambda ? 4 : 0) + j) * Self.perTable
+            return points[start..<start + Self.perTable]
         }
     }
 
-    /// How many keys in the process may hold `KeyTables` at once (about 2 KB each): a bound on
+    /// How many keys in the process may hold `KeyTables` at once (about 4 KB each): a bound on
     /// the memory a crowd of callers can pin.
     final class KeyTablesBudget: Sendable {
         static let shared = KeyTablesBudget(limit: 4096)
@@ -104,20 +111,30 @@ extension Secp256k1 {
 }
 
 extension Secp256k1.GeneratorTable {
-    /// Affine odd multiples of 2^64·G and 2^192·G: with `low` (G) and `high` (2^128·G), u1·G runs as
-    /// four 64-bit streams for keys with `KeyTables`. Built on first use.
-    struct Quarters: Sendable {
-        let g64: [Secp256k1.AffinePoint]
-        let g192: [Secp256k1.AffinePoint]
+    /// Affine odd multiples of 2^(32j)·G for j = 0…7: u1·G runs as eight 32-bit wNAF streams for
+    /// keys with `KeyTables`. Width 10 (256 points each, 128 KB in all): a wider table would save a
+    /// few additions per verification and no longer fit the core's cache beside everything else.
+    /// Built on first use.
+    struct Eighths: Sendable {
+        static let width = 10
 
-        static let shared = Quarters()
+        /// Points per table.
+        static let perTable = 1 << (width - 2)
+
+        /// Eight tables of `perTable` points, one after the other: the odd multiples of 2^(32j)·G.
+        let points: [Secp256k1.AffinePoint]
+
+        static let shared = Eighths()
 
         private init() {
-            let g64 = Secp256k1.JacobianPoint(.generator).doubled(times: 64)
-            let g192 = g64.doubled(times: 128)
-            let count = 1 << (Secp256k1.GeneratorTable.width - 2)
-            self.g64 = Secp256k1.GeneratorTable.oddMultiples(of: g64, count: count)
-            self.g192 = Secp256k1.GeneratorTable.oddMultiples(of: g192, count: count)
+            var bases = [Secp256k1.JacobianPoint(.generator)]
+            for _ in 1..<8 { bases.append(bases[bases.count - 1].doubled(times: 32)) }
+            points = Secp256k1.GeneratorTable.oddMultiples(of: bases, count: Self.perTable)
+        }
+
+        /// The odd multiples of 2^(32j)·G.
+        func table(_ j: Int) -> ArraySlice<Secp256k1.AffinePoint> {
+            points[j * Self.perTable..<(j + 1) * Self.perTable]
         }
     }
 }

@@ -78,43 +78,52 @@ extension Secp256k1 {
         return JacobianPoint(x: result.x, y: result.y, z: result.z * table.z)
     }
 
-    /// u1·G + u2·Q with Q's `KeyTables`: the GLV halves of u2 and u1 itself each split into 64-bit
-    /// parts, eight wNAF streams over 64 doublings. Nil when a GLV half is not below 2^128 (`split`
+    /// u1·G + u2·Q with Q's `KeyTables`: the GLV halves of u2 and u1 itself each cut into 32-bit
+    /// parts, sixteen wNAF streams over 32 doublings. Nil when a GLV half is not below 2^128 (`split`
     /// promises it is; the caller then takes the general path rather than trust it).
     static func linearCombination(u1: Scalar, u2: Scalar, tables: KeyTables) -> JacobianPoint? {
         let (k1, k2) = Endomorphism.split(u2)
         let m1 = k1.magnitude, m2 = k2.magnitude
         guard (m1.l2 | m1.l3 | m2.l2 | m2.l3) == 0 else { return nil }
-        let generator = GeneratorTable.shared
-        let quarters = GeneratorTable.Quarters.shared
-        let w = KeyTables.width, gw = GeneratorTable.width
-        let q0 = WNAF(Scalar(m1.l0, 0, 0, 0), width: w), q1 = WNAF(Scalar(m1.l1, 0, 0, 0), width: w)
-        let l0 = WNAF(Scalar(m2.l0, 0, 0, 0), width: w), l1 = WNAF(Scalar(m2.l1, 0, 0, 0), width: w)
-        let g0 = WNAF(Scalar(u1.l0, 0, 0, 0), width: gw), g1 = WNAF(Scalar(u1.l1, 0, 0, 0), width: gw)
-        let g2 = WNAF(Scalar(u1.l2, 0, 0, 0), width: gw), g3 = WNAF(Scalar(u1.l3, 0, 0, 0), width: gw)
-
-        var result = JacobianPoint.infinity
-        let top = max(q0.count, q1.count, l0.count, l1.count, g0.count, g1.count, g2.count, g3.count)
-        for i in stride(from: top - 1, through: 0, by: -1) {
-            if !result.isInfinity { result = result.doubled() }
-            add(&result, tables.q, q0.digits[i], negated: k1.isNegative)
-            add(&result, tables.q64, q1.digits[i], negated: k1.isNegative)
-            add(&result, tables.lambdaQ, l0.digits[i], negated: k2.isNegative)
-            add(&result, tables.lambdaQ64, l1.digits[i], negated: k2.isNegative)
-            add(&result, generator.low, g0.digits[i], negated: false)
-            add(&result, quarters.g64, g1.digits[i], negated: false)
-            add(&result, generator.high, g2.digits[i], negated: false)
-            add(&result, quarters.g192, g3.digits[i], negated: false)
+        let keyPoints = tables.points, keyTable = KeyTables.perTable
+        let generatorPoints = GeneratorTable.Eighths.shared.points, generatorTable = GeneratorTable.Eighths.perTable
+        // Stream s has its digits at s·span: 0–3 the parts of |k1| (tables 2^(32j)·Q), 4–7 those of
+        // |k2| (2^(32j)·λ·Q), 8–15 those of u1 (2^(32j)·G).
+        let span = WNAF.partSpan
+        return withUnsafeTemporaryAllocation(of: Int16.self, capacity: 16 * span) { buffer -> JacobianPoint in
+            let digits = buffer.baseAddress!
+            digits.initialize(repeating: 0, count: 16 * span)
+            var top = 0
+            for j in 0..<8 {
+                let shift = UInt64(32 * (j & 1))
+                if j < 4 {
+                    let a = (j < 2 ? m1.l0 : m1.l1) >> shift & 0xFFFF_FFFF
+                    let b = (j < 2 ? m2.l0 : m2.l1) >> shift & 0xFFFF_FFFF
+                    top = max(top, WNAF.digits(of: a, width: KeyTables.width, into: digits + j * span))
+                    top = max(top, WNAF.digits(of: b, width: KeyTables.width, into: digits + (4 + j) * span))
+                }
+                let limb = j < 2 ? u1.l0 : j < 4 ? u1.l1 : j < 6 ? u1.l2 : u1.l3
+                top = max(top, WNAF.digits(of: limb >> shift & 0xFFFF_FFFF, width: GeneratorTable.Eighths.width,
+                                           into: digits + (8 + j) * span))
+            }
+            var result = JacobianPoint.infinity
+            for i in stride(from: top - 1, through: 0, by: -1) {
+                if !result.isInfinity { result = result.doubled() }
+                for s in 0..<8 {
+                    let digit = digits[s * span + i]
+                    if digit == 0 { continue }
+                    let point = keyPoints[s * keyTable + Int(digit.magnitude >> 1)]
+                    result = result.adding((digit < 0) != (s < 4 ? k1.isNegative : k2.isNegative) ? point.negated : point)
+                }
+                for s in 0..<8 {
+                    let digit = digits[(8 + s) * span + i]
+                    if digit == 0 { continue }
+                    let point = generatorPoints[s * generatorTable + Int(digit.magnitude >> 1)]
+                    result = result.adding(digit < 0 ? point.negated : point)
+                }
+            }
+            return result
         }
-        return result
-    }
-
-    /// result + digit·P from P's table of odd multiples, for −P when `negated`.
-    @inline(__always)
-    private static func add(_ result: inout JacobianPoint, _ table: [AffinePoint], _ digit: Int16, negated: Bool) {
-        if digit == 0 { return }
-        let point = table[Int(digit.magnitude) >> 1]
-        result = result.adding((digit < 0) != negated ? point.negated : point)
     }
 
     @inline(__always)

@@ -29,6 +29,37 @@ extension Secp256k1 {
     }
 }
 
+extension Secp256k1.WNAF {
+    /// Digits a part below 2^32 can have, at any width: positions 0…32. A negative digit at
+    /// position b carries 2^(b+w) upwards, and is only chosen where the window holds at least
+    /// 2^(w−1), that is b ≤ 32 − w; so the carry lands at 32 or below.
+    static let partSpan = 33
+
+    /// The width-w NAF of `k` (below 2^32) into `digits` (zeroed, `partSpan` of them), as `init`
+    /// computes it; returns one past the highest nonzero digit.
+    static func digits(of k: UInt64, width: Int, into digits: UnsafeMutablePointer<Int16>) -> Int {
+        precondition(k >> 32 == 0 && (2...15).contains(width), "wNAF part")
+        let mask: UInt64 = (1 << UInt64(width)) - 1
+        var bit = 0
+        var carry: UInt64 = 0
+        var count = 0
+        while k >> UInt64(bit) != 0 || carry != 0 {
+            if (k >> UInt64(bit)) & 1 == carry {
+                bit += 1
+                continue
+            }
+            var word = ((k >> UInt64(bit)) & mask) &+ carry
+            carry = (word >> UInt64(width - 1)) & 1
+            word = word &- (carry << UInt64(width))
+            precondition(bit < partSpan, "wNAF part")
+            digits[bit] = Int16(truncatingIfNeeded: Int64(bitPattern: word))
+            count = bit + 1
+            bit += width
+        }
+        return count
+    }
+}
+
 extension Secp256k1.Scalar {
     var bitLength: Int {
         if l3 != 0 { return 256 - l3.leadingZeroBitCount }
