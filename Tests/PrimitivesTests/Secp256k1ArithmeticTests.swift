@@ -107,7 +107,8 @@ final class Secp256k1ArithmeticTests: XCTestCase {
     }
 
     func test_scalar_inverse_ofPowersOfTwoAndEdges_matchesOpenSSL() {
-        // Powers of two exercise the whole-limb shifts of the binary GCD.
+        // Powers of two (long runs of zero bits for the divsteps), runs of ones, small values, and
+        // values next to n.
         var values: [Scalar] = []
         for bit in 0..<256 {
             var limbs: [UInt64] = [0, 0, 0, 0]
@@ -115,12 +116,29 @@ final class Secp256k1ArithmeticTests: XCTestCase {
             values.append(Scalar(limbs[0], limbs[1], limbs[2], limbs[3]).reducedModN)
         }
         values += [Scalar.n.subtractingRaw(.one).value, Scalar.n.subtractingRaw(Scalar(2, 0, 0, 0)).value, Secp256k1.Scalar.rModN]
+        values += (1...20).map { Scalar(UInt64($0), 0, 0, 0) } + (1..<256).map { bits in
+            // 2^bits − 1
+            var limbs: [UInt64] = [0, 0, 0, 0]
+            for bit in 0..<bits { limbs[bit / 64] |= 1 << UInt64(bit % 64) }
+            return Scalar(limbs[0], limbs[1], limbs[2], limbs[3]).reducedModN
+        }
+        values += (1...20).map { Scalar.n.subtractingRaw(Scalar(UInt64($0), 0, 0, 0)).value }
         for value in values {
             let inverse = Scalar.montgomeryProduct(value.inverseMontgomery, .one)
             XCTAssertEqual(inverse.bigEndianBytes, reference.modInverse(value.bigEndianBytes, reference.n))
         }
         XCTAssertEqual(Scalar.zero.inverseMontgomery, .zero)
         XCTAssertEqual(Scalar.n.inverseMontgomery, .zero, "not a valid scalar")
+    }
+
+    func test_scalar_inverse_timesItself_isOne_forManyRandomValues() {
+        // Independent of OpenSSL: x · x⁻¹ ≡ 1 (mod n), over more values than the comparisons above.
+        let one = Scalar(1, 0, 0, 0)
+        for sample in samples(below: reference.n, count: 3000) {
+            let x = Scalar(bigEndian: sample)
+            guard !x.isZero else { continue }
+            XCTAssertEqual(x.times(montgomery: x.inverseMontgomery), one)
+        }
     }
 
     func test_scalar_rangeChecks_andReduction() {

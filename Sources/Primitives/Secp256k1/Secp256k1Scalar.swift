@@ -115,74 +115,11 @@ extension Secp256k1 {
 
         var montgomery: Scalar { Self.montgomeryProduct(self, Self.rSquared) }
 
-        /// a⁻¹·2^256 mod n for a in [1, n−1]: the inverse in Montgomery form, by a variable-time binary
-        /// extended GCD (only public values are ever inverted here). Invariants: x1·a ≡ u·R and
-        /// x2·a ≡ v·R (mod n), so when u or v reaches 1 its coefficient is a⁻¹·R.
-        var inverseMontgomery: Scalar {
-            guard isValidNonZero else { return .zero }
-            var u = self, v = Self.n
-            var x1 = Self.rModN, x2 = Self.zero
-            Self.removeFactorsOfTwo(&u, &x1)
-            while u != Self.one {
-                // u and v are odd here; subtract the smaller from the larger and shift the result odd.
-                if v < u {
-                    u = u.subtractingRaw(v).value
-                    x1 = x1.subtractingModN(x2)
-                    Self.removeFactorsOfTwo(&u, &x1)
-                } else {
-                    v = v.subtractingRaw(u).value
-                    x2 = x2.subtractingModN(x1)
-                    Self.removeFactorsOfTwo(&v, &x2)
-                    if v == Self.one { return x2 }
-                }
-            }
-            return x1
-        }
+        /// a⁻¹·2^256 mod n for a in [1, n−1] (zero otherwise): the inverse in Montgomery form
+        /// (`inverseModN`, then into Montgomery form with one product).
+        var inverseMontgomery: Scalar { inverseModN.montgomery }
 
         /// 2^256 mod n.
         static let rModN = Scalar(0x402D_A173_2FC9_BEBF, 0x4551_2319_50B7_5FC4, 1, 0)
-
-        @inline(__always)
-        func subtractingModN(_ b: Scalar) -> Scalar {
-            let difference = subtractingRaw(b)
-            return difference.borrow != 0 ? difference.value.addingRaw(Self.n).value : difference.value
-        }
-
-        /// Divides `value` by its largest power of two 2^k, and `coefficient` by 2^k mod n.
-        @inline(__always)
-        private static func removeFactorsOfTwo(_ value: inout Scalar, _ coefficient: inout Scalar) {
-            while value.l0 == 0 {
-                value = Scalar(value.l1, value.l2, value.l3, 0)
-                coefficient = coefficient.dividedByPowerOfTwo(64)
-            }
-            let shift = value.l0.trailingZeroBitCount
-            guard shift > 0 else { return }
-            value = value.shiftedRight(shift)
-            coefficient = coefficient.dividedByPowerOfTwo(shift)
-        }
-
-        /// The raw integer shifted right by 1…63 bits.
-        @inline(__always)
-        private func shiftedRight(_ k: Int) -> Scalar {
-            let k = UInt64(k), back = 64 - k
-            return Scalar(l0 >> k | l1 << back, l1 >> k | l2 << back, l2 >> k | l3 << back, l3 >> k)
-        }
-
-        /// self·2^−k mod n for self < n and 1 ≤ k ≤ 64: add the multiple m·n (m < 2^k) that clears the
-        /// low k bits, then shift; the result is below (n + (2^k − 1)·n)/2^k = n.
-        @inline(__always)
-        private func dividedByPowerOfTwo(_ k: Int) -> Scalar {
-            let mask: UInt64 = k == 64 ? .max : (1 << UInt64(k)) - 1
-            let m = (l0 &* Self.nPrime) & mask
-            var c: UInt64
-            var t0: UInt64, t1: UInt64, t2: UInt64, t3: UInt64
-            (t0, c) = mac(m, Self.n.l0, l0, 0)
-            (t1, c) = mac(m, Self.n.l1, l1, c)
-            (t2, c) = mac(m, Self.n.l2, l2, c)
-            (t3, c) = mac(m, Self.n.l3, l3, c)
-            if k == 64 { return Scalar(t1, t2, t3, c) }
-            let shift = UInt64(k), back = 64 - shift
-            return Scalar(t0 >> shift | t1 << back, t1 >> shift | t2 << back, t2 >> shift | t3 << back, t3 >> shift | c << back)
-        }
     }
 }
