@@ -176,9 +176,7 @@ final class Secp256k1ArithmeticTests: XCTestCase {
         for width in [2, 5, 10, 15] {
             for part in parts {
                 var digits = [Int16](repeating: 0, count: Secp256k1.WNAF.partSpan)
-                let count = digits.withUnsafeMutableBufferPointer {
-                    Secp256k1.WNAF.digits(of: part, width: width, into: $0.baseAddress!)
-                }
+                let count = Secp256k1.WNAF.writeDigits(of: part, width: width, into: &digits, at: 0)
                 let reference = Secp256k1.WNAF(Scalar(part, 0, 0, 0), width: width)
                 XCTAssertEqual(count, reference.count, "part \(part), width \(width)")
                 XCTAssertLessThanOrEqual(count, Secp256k1.WNAF.partSpan)

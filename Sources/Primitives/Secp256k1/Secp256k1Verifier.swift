@@ -90,40 +90,37 @@ extension Secp256k1 {
         // Stream s has its digits at s·span: 0–3 the parts of |k1| (tables 2^(32j)·Q), 4–7 those of
         // |k2| (2^(32j)·λ·Q), 8–15 those of u1 (2^(32j)·G).
         let span = WNAF.partSpan
-        return withUnsafeTemporaryAllocation(of: Int16.self, capacity: 16 * span) { buffer -> JacobianPoint in
-            let digits = buffer.baseAddress!
-            digits.initialize(repeating: 0, count: 16 * span)
-            var top = 0
-            for j in 0..<8 {
-                let shift = UInt64(32 * (j & 1))
-                if j < 4 {
-                    let a = (j < 2 ? m1.l0 : m1.l1) >> shift & 0xFFFF_FFFF
-                    let b = (j < 2 ? m2.l0 : m2.l1) >> shift & 0xFFFF_FFFF
-                    top = max(top, WNAF.digits(of: a, width: KeyTables.width, into: digits + j * span))
-                    top = max(top, WNAF.digits(of: b, width: KeyTables.width, into: digits + (4 + j) * span))
-                }
-                let limb = j < 2 ? u1.l0 : j < 4 ? u1.l1 : j < 6 ? u1.l2 : u1.l3
-                top = max(top, WNAF.digits(of: limb >> shift & 0xFFFF_FFFF, width: GeneratorTable.Eighths.width,
-                                           into: digits + (8 + j) * span))
+        var digits = [Int16](repeating: 0, count: 16 * span)
+        var top = 0
+        for j in 0..<8 {
+            let shift = UInt64(32 * (j & 1))
+            if j < 4 {
+                let a = (j < 2 ? m1.l0 : m1.l1) >> shift & 0xFFFF_FFFF
+                let b = (j < 2 ? m2.l0 : m2.l1) >> shift & 0xFFFF_FFFF
+                top = max(top, WNAF.writeDigits(of: a, width: KeyTables.width, into: &digits, at: j * span))
+                top = max(top, WNAF.writeDigits(of: b, width: KeyTables.width, into: &digits, at: (4 + j) * span))
             }
-            var result = JacobianPoint.infinity
-            for i in stride(from: top - 1, through: 0, by: -1) {
-                if !result.isInfinity { result = result.doubled() }
-                for s in 0..<8 {
-                    let digit = digits[s * span + i]
-                    if digit == 0 { continue }
-                    let point = keyPoints[s * keyTable + Int(digit.magnitude >> 1)]
-                    result = result.adding((digit < 0) != (s < 4 ? k1.isNegative : k2.isNegative) ? point.negated : point)
-                }
-                for s in 0..<8 {
-                    let digit = digits[(8 + s) * span + i]
-                    if digit == 0 { continue }
-                    let point = generatorPoints[s * generatorTable + Int(digit.magnitude >> 1)]
-                    result = result.adding(digit < 0 ? point.negated : point)
-                }
-            }
-            return result
+            let limb = j < 2 ? u1.l0 : j < 4 ? u1.l1 : j < 6 ? u1.l2 : u1.l3
+            top = max(top, WNAF.writeDigits(of: limb >> shift & 0xFFFF_FFFF, width: GeneratorTable.Eighths.width,
+                                            into: &digits, at: (8 + j) * span))
         }
+        var result = JacobianPoint.infinity
+        for i in stride(from: top - 1, through: 0, by: -1) {
+            if !result.isInfinity { result = result.doubled() }
+            for s in 0..<8 {
+                let digit = digits[s * span + i]
+                if digit == 0 { continue }
+                let point = keyPoints[s * keyTable + Int(digit.magnitude >> 1)]
+                result = result.adding((digit < 0) != (s < 4 ? k1.isNegative : k2.isNegative) ? point.negated : point)
+            }
+            for s in 0..<8 {
+                let digit = digits[(8 + s) * span + i]
+                if digit == 0 { continue }
+                let point = generatorPoints[s * generatorTable + Int(digit.magnitude >> 1)]
+                result = result.adding(digit < 0 ? point.negated : point)
+            }
+        }
+        return result
     }
 
     @inline(__always)

@@ -35,9 +35,9 @@ extension Secp256k1.WNAF {
     /// 2^(w−1), that is b ≤ 32 − w; so the carry lands at 32 or below.
     static let partSpan = 33
 
-    /// The width-w NAF of `k` (below 2^32) into `digits` (zeroed, `partSpan` of them), as `init`
-    /// computes it; returns one past the highest nonzero digit.
-    static func digits(of k: UInt64, width: Int, into digits: UnsafeMutablePointer<Int16>) -> Int {
+    /// The width-w NAF of `k` (below 2^32), as `init` computes it, into `digits[offset...]` (zeroed,
+    /// `partSpan` of them); returns one past the highest nonzero digit.
+    static func writeDigits(of k: UInt64, width: Int, into digits: inout [Int16], at offset: Int) -> Int {
         precondition(k >> 32 == 0 && (2...15).contains(width), "wNAF part")
         let mask: UInt64 = (1 << UInt64(width)) - 1
         var bit = 0
@@ -52,7 +52,7 @@ extension Secp256k1.WNAF {
             carry = (word >> UInt64(width - 1)) & 1
             word = word &- (carry << UInt64(width))
             precondition(bit < partSpan, "wNAF part")
-            digits[bit] = Int16(truncatingIfNeeded: Int64(bitPattern: word))
+            digits[offset + bit] = Int16(truncatingIfNeeded: Int64(bitPattern: word))
             count = bit + 1
             bit += width
         }
