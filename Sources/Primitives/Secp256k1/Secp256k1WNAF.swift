@@ -31,8 +31,9 @@ extension Secp256k1 {
 
 extension Secp256k1.WNAF {
     /// Digits a part below 2^32 can have, at any width: positions 0…32. A negative digit at
-    /// position b carries 2^(b+w) upwards, and is only chosen where the window holds at least
-    /// 2^(w−1), that is b ≤ 32 − w; so the carry lands at 32 or below.
+    /// position b carries 2^(b+w) upwards; it is chosen when the window (w bits from b, plus the
+    /// carry in, odd) is above 2^(w−1), which needs the window's top bit b + w − 1 to be a bit of
+    /// the part: b ≤ 32 − w, so the carry lands at 32 or below.
     static let partSpan = 33
 
     /// The width-w NAF of `k` (below 2^32), as `init` computes it, into `digits[offset...]` (zeroed,
