@@ -114,11 +114,15 @@ public final class ServiceAuthVerifier: Sendable {
 
     /// RFC 6750 §2.1: `Bearer` (case-insensitive scheme), one space, the token.
     static func bearerToken(_ authorization: String) throws(AuthError) -> String {
-        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        // The scheme ends at the first space, found among the UTF-8 bytes: splitting the header by
+        // Characters walked every grapheme of the token (about 1% of a sendMessage's instructions).
+        let utf8 = authorization.utf8
+        guard let space = utf8.firstIndex(of: UInt8(ascii: " ")),
+              utf8[..<space].elementsEqual("bearer".utf8, by: { $0 | 0x20 == $1 })
+        else {
             throw .authenticationRequired("Authorization must use the Bearer scheme")
         }
-        let token = trimmingWhitespace(parts[1])
+        let token = trimmingWhitespace(authorization[utf8.index(after: space)...])
         guard !token.isEmpty else { throw .badJwt("empty bearer token") }
         return token
     }

@@ -52,6 +52,13 @@ final class ServiceAuthVerifierTests: XCTestCase {
         h.assertFails("DPoP \(token)", "AuthenticationRequired")
         h.assertFails(token, "AuthenticationRequired")
         h.assertFails("Bearer ", "BadJwt")
+        // The scheme in any letter case, and nothing else: not a longer word, not a near miss.
+        XCTAssertEqual(try h.verify("BEARER \(h.token())"), h.k256DID)
+        XCTAssertEqual(try h.verify("bEaReR \(h.token())"), h.k256DID)
+        for header in ["Bearerx \(token)", "Bearer\(token)", "Beare \(token)", "Bear@r \(token)", " Bearer \(token)",
+                       "Bearer\t\(token)", "Bearér \(token)"] {
+            h.assertFails(header, "AuthenticationRequired")
+        }
     }
 
     func testTokenIsTrimmedAsFoundationTrimsWhitespace() throws {
