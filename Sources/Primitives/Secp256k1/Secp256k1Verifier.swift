@@ -92,16 +92,14 @@ extension Secp256k1 {
         let span = WNAF.partSpan
         var digits = [Int16](repeating: 0, count: 16 * span)
         var top = 0
+        for j in 0..<4 {
+            top = max(top, WNAF.writeDigits(of: m1.bits(at: 32 * j, count: 32), width: KeyTables.width,
+                                            into: &digits, at: j * span))
+            top = max(top, WNAF.writeDigits(of: m2.bits(at: 32 * j, count: 32), width: KeyTables.width,
+                                            into: &digits, at: (4 + j) * span))
+        }
         for j in 0..<8 {
-            let shift = UInt64(32 * (j & 1))
-            if j < 4 {
-                let a = (j < 2 ? m1.l0 : m1.l1) >> shift & 0xFFFF_FFFF
-                let b = (j < 2 ? m2.l0 : m2.l1) >> shift & 0xFFFF_FFFF
-                top = max(top, WNAF.writeDigits(of: a, width: KeyTables.width, into: &digits, at: j * span))
-                top = max(top, WNAF.writeDigits(of: b, width: KeyTables.width, into: &digits, at: (4 + j) * span))
-            }
-            let limb = j < 2 ? u1.l0 : j < 4 ? u1.l1 : j < 6 ? u1.l2 : u1.l3
-            top = max(top, WNAF.writeDigits(of: limb >> shift & 0xFFFF_FFFF, width: GeneratorTable.Eighths.width,
+            top = max(top, WNAF.writeDigits(of: u1.bits(at: 32 * j, count: 32), width: GeneratorTable.Eighths.width,
                                             into: &digits, at: (8 + j) * span))
         }
         var result = JacobianPoint.infinity
