@@ -2,7 +2,22 @@ import DeliveryService
 import Foundation
 import Synchronization
 
-// Configuration comes from the environment only (README, "Configuration").
+// Configuration comes from the environment only (docs/configuration.md); the one argument is for
+// reading about it. `--configuration-markdown` prints the generated part of docs/configuration.md.
+switch CommandLine.arguments.dropFirst().first {
+case nil:
+    break
+case "--help", "-h":
+    FileHandle.standardOutput.write(Data(ConfigurationDocument.help.utf8))
+    exit(0)
+case "--configuration-markdown":
+    FileHandle.standardOutput.write(Data(ConfigurationDocument.markdown.utf8))
+    exit(0)
+case let argument?:
+    FileHandle.standardError.write(Data("catbird-mls-server: unknown argument \(argument.debugDescription): settings come from the environment (see --help)\n".utf8))
+    exit(2)
+}
+
 let configuration: ServiceConfiguration
 do {
     configuration = try ServiceConfiguration.fromEnvironment()

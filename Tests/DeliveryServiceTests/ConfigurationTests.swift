@@ -8,7 +8,7 @@ import Primitives
 import TestSupport
 import XCTest
 
-/// `ServiceConfiguration.fromEnvironment`: every variable of the README's table lands in the
+/// `ServiceConfiguration.fromEnvironment`: every declared variable (docs/configuration.md) lands in the
 /// sub-configuration of its layer, and every unusable or half-set value refuses the start with a
 /// one-line message naming the variable.
 final class ConfigurationTests: XCTestCase {
@@ -34,7 +34,7 @@ final class ConfigurationTests: XCTestCase {
         }
     }
 
-    func testDefaults_MatchTheREADME() throws {
+    func testDefaults() throws {
         let config = try configuration([:])
         XCTAssertEqual(config.http.host, "127.0.0.1")
         XCTAssertEqual(config.http.port, 8080)
@@ -87,49 +87,99 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertNil(config.mqttPort, "the MQTT listener is off unless MQTT_PORT is set")
     }
 
-    /// One usable, non-default value for every variable the service reads.
-    static let everyVariable: [String: String] = [
-        "HOST": "0.0.0.0", "PORT": "9000", "WORKER_THREADS": "4", "DATABASE_URL": "postgres://other.invalid/db",
-        "DATABASE_POOL_SIZE": "3", "MIGRATIONS_DIR": "/m",
-        "SERVICE_DID": "did:web:x.com", "SERVICE_ENDPOINT": "https://x.com", "PLC_URL": "http://127.0.0.1:9",
-        "DID_RESOLVER_ALLOW_PRIVATE": "1", "AUTH_REQUIRE_LOW_S": "0", "LOG_LEVEL": "warning",
-        "TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": "/k.pem", "MAX_CONNECTIONS_PER_IP": "7",
-        "HEADER_READ_TIMEOUT": "1.5", "BODY_READ_TIMEOUT": "2", "IDLE_TIMEOUT": "5", "MAX_CONNECTIONS": "10",
-        "SHUTDOWN_GRACE_PERIOD": "3", "METRICS_TOKEN": "s3cret", "BLOB_DIR": "/blobs",
-        "THIN_MESSAGE_MAX_BYTES": "4096", "BLOB_QUOTA_BYTES": "10000",
-        "RATE_LIMIT_ENABLED": "0", "RATE_LIMIT_SEND": "1,2", "RATE_LIMIT_READ": "off", "RATE_LIMIT_IP": "3,4",
-        "RATE_LIMIT_KEY_PACKAGES": "5/s,6", "RATE_LIMIT_MEMBERSHIP": "7,8", "TRUSTED_PROXIES": "10.0.0.0/8, ::1",
-        "SUBSCRIPTION_TICKET_KEY": String(repeating: "ab", count: 32), "SUBSCRIPTION_TICKET_TTL": "60",
-        "EVENTS_MAX_SOCKETS_PER_USER": "9", "EVENTS_INLINE_CIPHERTEXT_MAX": "0", "EVENTS_WORKER_THREADS": "3",
-        "MESSAGE_TTL_DAYS": "7", "RETENTION_KEEP_COMMIT_EPOCHS": "0", "RETENTION_BATCH_SIZE": "500",
-        "RETENTION_INTERVAL_SECONDS": "60", "MESSAGE_BATCH_LANES": "4", "MESSAGE_BATCH_MAX": "32",
-        "RATE_LIMIT_IPV6_PREFIX": "48", "MAX_CONVOS_PER_USER": "12", "MESSAGE_QUOTA_BYTES": "65536",
-        "KEY_PACKAGE_USES_PER_REQUESTER": "3", "KEY_PACKAGE_USES_PER_TARGET": "9", "KEY_PACKAGE_USE_WINDOW": "600",
-        "DID_RESOLVER_THREADS": "5", "DID_RESOLVER_PER_HOST": "2", "DID_RESOLVER_QUEUE": "11", "RATE_LIMIT_DID_RESOLUTION": "1,3",
-        "BODY_MIN_RATE": "100", "BODY_STREAM_TIMEOUT": "120", "MAX_UPLOADS_PER_USER": "2", "MAX_UPLOADS": "6",
-        "MQTT_PORT": "1883",
-    ]
+    /// One usable, non-default value for every variable the service reads: the declarations' examples.
+    static let everyVariable: [String: String] = Dictionary(
+        uniqueKeysWithValues: ServiceConfiguration.environmentVariables.map { ($0.name, $0.example) })
 
-    /// The README's table names exactly these variables, and each one, set alone, changes the
-    /// configuration (the TLS pair together).
-    func testREADMETable_NamesEveryVariable_AndEachIsRead() throws {
-        let readme = try String(contentsOfFile: TestDatabase.repositoryRoot + "/README.md", encoding: .utf8)
-        let section = try XCTUnwrap(readme.range(of: "## Configuration").map { readme[$0.upperBound...] })
-        let table = String(section).components(separatedBy: "\n## ").first ?? ""
+    /// Each declared variable, set alone to its example, changes the configuration or refuses the
+    /// start (half of the TLS pair): none is declared without being read.
+    func testEveryDeclaredVariable_IsRead() throws {
+        let defaults = String(describing: try configuration([:]))
+        for variable in ServiceConfiguration.environmentVariables {
+            do throws(ConfigurationError) {
+                let changed = String(describing: try configuration([variable.name: variable.example]))
+                XCTAssertTrue(changed != defaults, "\(variable.name)=\(variable.example) changed nothing: is it read?")
+            } catch {
+                XCTAssertTrue(variable.name.hasPrefix("TLS_"), "\(variable.name)=\(variable.example) refused: \(error)")
+            }
+        }
+        let tls = try configuration(["TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": "/k.pem"])
+        XCTAssertNotEqual(String(describing: tls), defaults)
+    }
+
+    /// A declared literal default is the default: setting it changes nothing.
+    func testDeclaredDefaults_AreTheDefaults() throws {
+        let defaults = String(describing: try configuration([:]))
+        for variable in ServiceConfiguration.environmentVariables {
+            guard case .value(let value) = variable.defaultValue else { continue }
+            XCTAssertTrue(String(describing: try configuration([variable.name: value])) == defaults,
+                          "\(variable.name) is declared to default to \(value), but setting that changes the configuration")
+            XCTAssertNotEqual(variable.example, value, "\(variable.name): the example must differ from the default")
+        }
+        let required = ServiceConfiguration.environmentVariables.filter {
+            if case .required = $0.defaultValue { true } else { false }
+        }
+        XCTAssertEqual(required.map(\.name), ["DATABASE_URL", "SERVICE_DID"])
+    }
+
+    /// Names are unique environment-variable names; every cell has text and fits a Markdown table row.
+    func testDeclarations_AreWellFormed() {
+        let names = ServiceConfiguration.environmentVariables.map(\.name)
+        XCTAssertEqual(Set(names).count, names.count, "a variable declared twice")
+        for variable in ServiceConfiguration.environmentVariables {
+            XCTAssertTrue(variable.name.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber || $0 == "_") }, variable.name)
+            for cell in [variable.meaning, variable.guards, variable.defaultValue.text, variable.group.summary] {
+                XCTAssertFalse(cell.trimmingCharacters(in: .whitespaces).isEmpty, "\(variable.name): an empty cell")
+                XCTAssertFalse(cell.contains("|") || cell.contains("\n"), "\(variable.name): \(cell)")
+            }
+        }
+        XCTAssertEqual(ServiceConfiguration.environmentVariables.filter(\.secret).map(\.name).sorted(),
+                       ["DATABASE_URL", "METRICS_TOKEN", "SUBSCRIPTION_TICKET_KEY"])
+    }
+
+    static let configurationDocument = TestDatabase.repositoryRoot + "/docs/configuration.md"
+
+    /// docs/configuration.md names exactly the variables the service reads, in its tables' first
+    /// column, and its generated part is what the declarations generate today.
+    func testConfigurationDocument_NamesEveryVariableTheServiceReads() throws {
+        let document = try String(contentsOfFile: Self.configurationDocument, encoding: .utf8)
         var documented: Set<String> = []
-        for line in table.split(separator: "\n") where line.hasPrefix("| `") {
+        for line in document.split(separator: "\n") where line.hasPrefix("| `") {
             let cell = line.dropFirst(2).prefix { $0 != "|" }
             for name in cell.split(separator: ",") {
                 documented.insert(name.trimmingCharacters(in: CharacterSet(charactersIn: " `")))
             }
         }
-        XCTAssertEqual(documented, Set(Self.everyVariable.keys))
-        let defaults = String(describing: try configuration([:]))
-        for (name, value) in Self.everyVariable where !name.hasPrefix("TLS_") {
-            XCTAssertNotEqual(String(describing: try configuration([name: value])), defaults, "\(name) is not read")
+        let read = Set(ServiceConfiguration.environmentVariables.map(\.name))
+        for name in read.subtracting(documented).sorted() {
+            XCTFail("\(name) is read by ServiceConfiguration but missing from docs/configuration.md (run scripts/configuration-doc.sh)")
         }
-        let tls = try configuration(["TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": "/k.pem"])
-        XCTAssertNotEqual(String(describing: tls), defaults)
+        for name in documented.subtracting(read).sorted() {
+            XCTFail("docs/configuration.md names \(name), which ServiceConfiguration does not read")
+        }
+        let begin = try XCTUnwrap(document.range(of: ConfigurationDocument.beginMarker), "the BEGIN marker is missing")
+        let end = try XCTUnwrap(document.range(of: ConfigurationDocument.endMarker), "the END marker is missing")
+        let generated = document[begin.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(generated == ConfigurationDocument.markdown.trimmingCharacters(in: .whitespacesAndNewlines),
+                      "docs/configuration.md is not what the declarations generate: run scripts/configuration-doc.sh")
+    }
+
+    /// `--help` prints the declarations (every variable, its default and what it guards against)
+    /// and exits 0; any other argument refuses the start.
+    func testServer_Help_ListsEveryVariable() throws {
+        let (status, output, _) = try runServer([:], arguments: ["--help"])
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(output, ConfigurationDocument.help)
+        for variable in ServiceConfiguration.environmentVariables {
+            XCTAssertTrue(output.contains("\n  \(variable.name) (default: "), variable.name)
+        }
+        XCTAssertTrue(output.contains("Guards against: Slowloris"), output)
+        let (markdownStatus, markdown, _) = try runServer([:], arguments: ["--configuration-markdown"])
+        XCTAssertEqual(markdownStatus, 0)
+        XCTAssertEqual(markdown, ConfigurationDocument.markdown)
+        let (unknownStatus, _, error) = try runServer([:], arguments: ["--port=9000"])
+        XCTAssertEqual(unknownStatus, 2)
+        XCTAssertTrue(error.hasPrefix("catbird-mls-server: unknown argument \"--port=9000\""), error)
     }
 
     func testEveryVariable_ReachesItsLayer() throws {
@@ -310,19 +360,30 @@ final class ConfigurationTests: XCTestCase {
 
     /// Runs the built executable with exactly `environment`; its exit status and stderr.
     func runServer(_ environment: [String: String]) throws -> (Int32, String) {
+        let (status, _, error) = try runServer(environment, arguments: [])
+        return (status, error)
+    }
+
+    /// Runs the built executable with `arguments` and exactly `environment`; its exit status, stdout
+    /// and stderr.
+    func runServer(_ environment: [String: String], arguments: [String]) throws -> (Int32, String, String) {
         let executable = DurabilityServerProcess.executable
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw XCTestError(.failureWhileWaiting, userInfo: ["reason": "\(executable) missing: run `swift build --build-tests`"])
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         process.environment = environment
+        let stdout = Pipe()
         let stderr = Pipe()
+        process.standardOutput = stdout
         process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let output = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // stdout first: --help writes more than a pipe holds; stderr is a line at most.
+        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let error = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return (process.terminationStatus, output)
+        return (process.terminationStatus, output, error)
     }
 }

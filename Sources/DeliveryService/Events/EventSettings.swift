@@ -1,4 +1,4 @@
-/// Settings of real-time events (README, "Configuration").
+/// Settings of real-time events (docs/configuration.md).
 public struct EventSettings: Sendable, Equatable {
     /// The tickets' HMAC key, at least 32 bytes; nil shares a generated key through the database
     /// (`service_secrets`).

@@ -1,4 +1,4 @@
-/// Rate limits (README, Configuration: RATE_LIMIT_*, TRUSTED_PROXIES).
+/// Rate limits (docs/configuration.md: RATE_LIMIT_*, TRUSTED_PROXIES).
 public struct RateLimitConfiguration: Sendable {
     /// False turns every limit off.
     public var enabled = true

@@ -36,7 +36,7 @@ struct MethodEnvironment: Sendable {
     }
 }
 
-/// Limits from the environment (README, Configuration).
+/// Limits from the environment (docs/configuration.md).
 public struct ServiceLimits: Sendable {
     /// PrivateMessage ciphertext (API.md: ≤ 10 MiB).
     public var maxCiphertextBytes = 10 << 20

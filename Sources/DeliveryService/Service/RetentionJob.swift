@@ -25,7 +25,7 @@ struct TableRetention: RetentionStep {
     }
 }
 
-/// How long messages, events and commits are kept (README, "Configuration").
+/// How long messages, events and commits are kept (docs/configuration.md).
 public struct RetentionSettings: Sendable, Equatable {
     /// Days a message or event is kept; 0 keeps everything.
     public var ttlDays = 30

@@ -1,7 +1,7 @@
 import ATProto
 import HTTP
 
-/// Everything the service runs with (README, "Configuration"), as plain values: one
+/// Everything the service runs with (docs/configuration.md), as plain values: one
 /// sub-configuration per layer, which each layer takes as it is. Only `fromEnvironment`
 /// (ServiceConfiguration+Environment.swift) knows the variable names.
 public struct ServiceConfiguration: Sendable {
