@@ -36,6 +36,8 @@ scripts/try-it.sh --mqtt --sealed
 scripts/interop.sh
 # The MQTT listener with third-party clients: paho-mqtt and mosquitto_pub/sub (Tests/Interop/README.md).
 scripts/mqtt-interop.sh
+# The chat contract's independent checker (lexrpc, libipld, cryptography) against hand-made lines.
+scripts/chat-checks.sh --self-test
 
 # Every RFC 9420 vector file, all cipher suites, from a release build.
 swift build -c release --product mls-vectors
