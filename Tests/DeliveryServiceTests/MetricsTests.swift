@@ -76,8 +76,23 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(after["catbird_mls_rate_limited_total{scope=\"ip\"}"], 0)
         XCTAssertNotNil(after["catbird_mls_db_pool_in_use"])
         XCTAssertNotNil(after["catbird_mls_rate_limit_keys"])
+        XCTAssertEqual(after["catbird_mls_database_up"], 1)
+        XCTAssertEqual(after["catbird_mls_event_fanout_pending"].map { $0 >= 0 }, true)
         // No label value ever comes from the request: the unknown NSID is not a series.
         XCTAssertFalse(after.keys.contains { $0.contains("noSuchMethod") })
+    }
+
+    /// The gauges say what their sources say: a database that stopped answering pings is 0, and the
+    /// fan-out's backlog is its count.
+    func test_gauges_reportTheDatabaseAndTheFanOutBacklog() throws {
+        let metrics = ServiceMetrics(nsids: [])
+        for (up, pending) in [(false, 7), (true, 0)] {
+            metrics.setGauges(ServiceMetrics.Gauges(httpConnections: { 0 }, databasePool: { (4, 4) }, rateLimitKeys: { 0 },
+                                                    databaseUp: { up }, eventFanoutPending: { pending }))
+            let samples = try Self.parse(metrics.render())
+            XCTAssertEqual(samples["catbird_mls_database_up"], up ? 1 : 0)
+            XCTAssertEqual(samples["catbird_mls_event_fanout_pending"], Double(pending))
+        }
     }
 
     func test_commitsAcceptedAndRejected_areCounted() throws {

@@ -55,6 +55,9 @@ final class EventHub: Sendable {
 
     func socketCount(of did: DID) -> Int { state.withLock { $0.socketsByDID[did] ?? 0 } }
 
+    /// Conversations announced and not yet read by the fan-out thread (`/metrics`: a node falling behind).
+    var pendingCount: Int { state.withLock { $0.pending.count } }
+
     /// Adds an open subscription; false when its DID is at the per-user socket limit.
     func register(_ subscription: EventSubscription) -> Bool {
         register(follower: subscription, counted: true)

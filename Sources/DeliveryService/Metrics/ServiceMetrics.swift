@@ -7,13 +7,21 @@ public final class ServiceMetrics: Sendable {
         public var httpConnections: @Sendable () -> Int
         public var databasePool: @Sendable () -> (size: Int, inUse: Int)
         public var rateLimitKeys: @Sendable () -> Int
+        /// Whether the last database ping (HealthMonitor, once a second) succeeded.
+        public var databaseUp: @Sendable () -> Bool
+        /// Conversations whose announced events the node's fan-out has not read yet (EventHub).
+        public var eventFanoutPending: @Sendable () -> Int
 
         public init(httpConnections: @escaping @Sendable () -> Int,
                     databasePool: @escaping @Sendable () -> (size: Int, inUse: Int),
-                    rateLimitKeys: @escaping @Sendable () -> Int) {
+                    rateLimitKeys: @escaping @Sendable () -> Int,
+                    databaseUp: @escaping @Sendable () -> Bool,
+                    eventFanoutPending: @escaping @Sendable () -> Int) {
             self.httpConnections = httpConnections
             self.databasePool = databasePool
             self.rateLimitKeys = rateLimitKeys
+            self.databaseUp = databaseUp
+            self.eventFanoutPending = eventFanoutPending
         }
     }
 
@@ -95,6 +103,10 @@ public final class ServiceMetrics: Sendable {
             out.sample("catbird_mls_db_pool_in_use", [:], String(pool.inUse))
             out.header("catbird_mls_rate_limit_keys", "gauge", "Rate-limit buckets held in memory.")
             out.sample("catbird_mls_rate_limit_keys", [:], String(gauges.rateLimitKeys()))
+            out.header("catbird_mls_database_up", "gauge", "1 when the last database ping succeeded, else 0.")
+            out.sample("catbird_mls_database_up", [:], gauges.databaseUp() ? "1" : "0")
+            out.header("catbird_mls_event_fanout_pending", "gauge", "Conversations with announced events not yet read for this node's subscribers.")
+            out.sample("catbird_mls_event_fanout_pending", [:], String(gauges.eventFanoutPending()))
         }
         return out.text
     }

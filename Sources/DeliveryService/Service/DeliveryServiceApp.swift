@@ -94,10 +94,14 @@ public final class DeliveryServiceApp: Sendable {
         self.server = server
         self.router = router
         let database = self.database
+        let monitor = self.monitor
+        let hub = events.hub
         metrics.setGauges(ServiceMetrics.Gauges(
             httpConnections: { server.connectionCount },
             databasePool: { database.poolStats },
-            rateLimitKeys: { rateLimits.keyCount }))
+            rateLimitKeys: { rateLimits.keyCount },
+            databaseUp: { monitor.isDatabaseHealthy },
+            eventFanoutPending: { hub.pendingCount }))
     }
 
     public func start() throws {
