@@ -54,7 +54,7 @@ sql() { psql_ -d catbird -tAc "$1"; }
 # A checkpoint's sync phase stalls every commit's WAL flush for up to ~0.1 s on this box; a 10 s run
 # that holds one shows it at its p99 (58 ms into one conversation, measured), though over minutes
 # it is a fraction of a percent of the time. So WAL volume never triggers one (max_wal_size, as
-# README's "PostgreSQL for a busy node" advises), and each database run starts right after one
+# docs/operations.md, "PostgreSQL", advises), and each database run starts right after one
 # (`settle`), which also restarts checkpoint_timeout's clock.
 sql "ALTER SYSTEM SET max_wal_size = '8GB'" >/dev/null
 sql "SELECT pg_reload_conf()" >/dev/null

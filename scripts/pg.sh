@@ -93,8 +93,8 @@ start() { # [port]
   # or a caller waiting for them to close (a test's Process) would wait for the server to stop.
   # wal_init_zero=off: a new 16 MB WAL segment is created without writing it full of zeros first.
   # Zero-filling it holds every commit for about 50 ms on this box, once per 16 MB of WAL (every
-  # half second at 12k messages/s): that was the p99 of sendMessage into one conversation (README,
-  # "PostgreSQL for a busy node"). pgbench's anchor runs on the same cluster.
+  # half second at 12k messages/s): that was the p99 of sendMessage into one conversation (docs/operations.md,
+  # "PostgreSQL"). pgbench's anchor runs on the same cluster.
   ( for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null
     exec </dev/null
     as_owner "$bindir/pg_ctl" -D "$pgdata" -l "$files/postgres.log" -w -t 60 start \
