@@ -24,7 +24,7 @@ swift build --build-tests
 # A failed test fails the run: nothing is rerun.
 swift test --skip-build --disable-swift-testing ${TEST_FILTER:+--filter "$TEST_FILTER"}
 
-# The README's "Try it" commands, run for real.
+# The README's "Try it" block, read from README.md and run for real (one text: the test is the README).
 scripts/try-it.sh
 scripts/try-it.sh --suite MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519
 scripts/try-it.sh --sealed

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The README's "Try it" walkthrough as a check: the same commands against a fresh server, dev PLC and
-# database, asserting what each user reads. Needs DATABASE_URL (make test provides one) and the
-# debug executables (swift build). `--suite NAME` runs it with every user on that MLS cipher suite
-# (make test runs it again on MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519, the Catbird app's);
-# `--sealed` on a conversation with sealed handshakes (`create --sealed`: every commit a PrivateMessage
-# the service checks through its GroupInfo, docs/sealed-commits.md), with a self-update added.
+# The README's "Try it" walkthrough as a check: the commands of the README's own block (the first
+# ```sh block after "## Try it"), run one by one against a fresh server, dev PLC and database, with
+# what each user reads checked. The README and this test are one text: change the walkthrough there.
+# The block's set-up lines (building, dev-plc, make run) are what scripts/fresh-server.sh does here;
+# every `$C` command gets the fresh server's address, its /tmp/try folders a scratch folder, and a
+# line commented `# Error: TEXT` must fail with TEXT. Needs DATABASE_URL (make test provides one)
+# and the debug executables (swift build).
+# `--suite NAME` runs it with every user on that MLS cipher suite (make test runs it again on
+# MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519, the Catbird app's); `--sealed` in a conversation
+# with sealed handshakes (`create --sealed`, docs/sealed-commits.md), with a self-update added;
 # `--mqtt` runs every command over the service's MQTT listener (`--transport mqtt`, docs/mqtt.md).
 set -euo pipefail
 suite=""
@@ -20,47 +24,88 @@ while [ $# -gt 0 ]; do
 done
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+
+mapfile -t lines < <(awk '/^## Try it/ { section = 1 } section && /^```sh$/ { inside = 1; next }
+                           inside && /^```$/ { exit } inside { print }' README.md)
+[ "${#lines[@]}" -gt 0 ] || { echo "FAILED: README.md has no \"## Try it\" block"; exit 1; }
+
 . scripts/fresh-server.sh try
 opts=(--server "http://127.0.0.1:$port" --quiet)
-[ -n "$mqtt" ] && opts+=(--transport mqtt --mqtt "mqtt://127.0.0.1:$mqtt_port")
-suite_opts=()
-[ -n "$suite" ] && suite_opts=(--suite "$suite")
+if [ -n "$mqtt" ]; then opts+=(--transport mqtt --mqtt "mqtt://127.0.0.1:$mqtt_port"); fi
+# convos is an XRPC call: its check runs over XRPC whatever the transport.
+xrpc_opts=(--server "http://127.0.0.1:$port" --quiet)
+
+# The README's `$C`: the CLI with this run's server, transport, suite and handshake policy.
+cli() {
+  local command=$1; shift
+  local extra=("${opts[@]}")
+  case "$command" in
+    init) if [ -n "$suite" ]; then extra+=(--suite "$suite"); fi ;;
+    create) if [ -n "$sealed" ]; then extra+=(--sealed); fi ;;
+  esac
+  "$C" "$command" "$@" "${extra[@]}"
+}
 
 passed=0
 expect() { # description, pattern, text
   if grep -qF -- "$2" <<<"$3"; then echo "ok: $1"; passed=$((passed + 1)); else echo "FAILED: $1"; echo "$3"; exit 1; fi
 }
 
-ALICE=$("$C" init --dir "$work/alice" --plc "http://127.0.0.1:$plc_port" "${suite_opts[@]}" "${opts[@]}")
-BOB=$("$C" init --dir "$work/bob" --plc "http://127.0.0.1:$plc_port" "${suite_opts[@]}" "${opts[@]}")
-CAROL=$("$C" init --dir "$work/carol" --plc "http://127.0.0.1:$plc_port" "${suite_opts[@]}" "${opts[@]}")
-"$C" publish-key-packages --dir "$work/bob" --count 5 "${opts[@]}" >/dev/null
-"$C" publish-key-packages --dir "$work/carol" --count 5 "${opts[@]}" >/dev/null
-CONVO=$("$C" create --dir "$work/alice" --name Tea ${sealed:+"$sealed"} "$BOB" "${opts[@]}")
-# convos is an XRPC call: its check runs over XRPC whatever the transport.
-xrpc_opts=(--server "http://127.0.0.1:$port" --quiet)
-[ -n "$suite" ] && expect "the conversation's suite is $suite" "$suite" "$("$C" convos --dir "$work/alice" --json "${xrpc_opts[@]}")"
-[ -n "$sealed" ] && expect "the conversation is sealed" '"handshake" : "sealed"' "$("$C" convos --dir "$work/alice" --json "${xrpc_opts[@]}")"
-"$C" join --dir "$work/bob" "$CONVO" "${opts[@]}" >/dev/null
-"$C" invite --dir "$work/alice" "$CONVO" "$CAROL" "${opts[@]}" >/dev/null
-"$C" join --dir "$work/carol" "$CONVO" "${opts[@]}" >/dev/null
-"$C" send --dir "$work/alice" "$CONVO" "hello from alice" "${opts[@]}" >/dev/null
-"$C" send --dir "$work/bob" "$CONVO" "hi, bob here" "${opts[@]}" >/dev/null
-carol_read=$("$C" read --dir "$work/carol" "$CONVO" "${opts[@]}")
-expect "carol decrypts alice" "$ALICE: hello from alice" "$carol_read"
-expect "carol decrypts bob" "$BOB: hi, bob here" "$carol_read"
-if [ -n "$sealed" ]; then
-  "$C" update --dir "$work/bob" "$CONVO" "${opts[@]}" >/dev/null
-  expect "carol follows bob's sealed self-update" "updated the group" "$("$C" read --dir "$work/carol" "$CONVO" "${opts[@]}")"
-fi
-"$C" remove --dir "$work/alice" "$CONVO" "$CAROL" "${opts[@]}" >/dev/null
-"$C" send --dir "$work/alice" "$CONVO" "just us now" "${opts[@]}" >/dev/null
-bob_read=$("$C" read --dir "$work/bob" "$CONVO" "${opts[@]}")
-expect "bob decrypts alice" "$ALICE: hello from alice" "$bob_read"
-expect "bob sees the removal" "removed $CAROL" "$bob_read"
-expect "bob decrypts after the removal" "$ALICE: just us now" "$bob_read"
-if carol_send=$("$C" send --dir "$work/carol" "$CONVO" "still here?" "${opts[@]}" 2>&1); then
-  echo "FAILED: a removed member could send"; exit 1
-fi
-expect "carol is refused" "no longer a member" "$carol_send"
+# What each step of the walkthrough must show, keyed by the command just run.
+check() { # command, its output
+  case "$1" in
+    "CONVO=\$(cli create "*)
+      if [ -n "$suite" ]; then
+        expect "the conversation's suite is $suite" "$suite" "$("$C" convos --dir "$work/alice" --json "${xrpc_opts[@]}")"
+      fi
+      if [ -n "$sealed" ]; then
+        expect "the conversation is sealed" '"handshake" : "sealed"' "$("$C" convos --dir "$work/alice" --json "${xrpc_opts[@]}")"
+      fi
+      ;;
+    "cli read "*"/carol \"\$CONVO\"")
+      expect "carol decrypts alice" "$ALICE: hello from alice" "$2"
+      expect "carol decrypts bob" "$BOB: hi, bob here" "$2"
+      if [ -n "$sealed" ]; then
+        cli update --dir "$work/bob" "$CONVO" >/dev/null
+        expect "carol follows bob's sealed self-update" "updated the group" "$(cli read --dir "$work/carol" "$CONVO")"
+      fi
+      ;;
+    "cli read "*"/bob \"\$CONVO\"")
+      expect "bob decrypts alice" "$ALICE: hello from alice" "$2"
+      expect "bob sees the removal" "removed $CAROL" "$2"
+      expect "bob decrypts after the removal" "$ALICE: just us now" "$2"
+      ;;
+  esac
+}
+
+set_up=0
+for line in "${lines[@]}"; do
+  command=${line%%  #*}                       # a comment starts after two spaces
+  command=${command%"${command##*[![:space:]]}"}
+  [ -n "$command" ] || continue
+  case "$command" in
+    *"swift build"*|*dev-plc*|*"make run"*) set_up=$((set_up + 1)); continue ;;
+  esac
+  command=${command//\/tmp\/try\//$work/}
+  command=${command//http:\/\/127.0.0.1:2582/http://127.0.0.1:$plc_port}
+  command=${command//\$C /cli }
+  refusal=""
+  [[ $line == *"# Error: "* ]] && refusal=${line##*# Error: }
+  if [[ $command =~ ^[A-Z]+=\$\( ]]; then
+    eval "$command"
+    output=""
+  elif [ -n "$refusal" ]; then
+    if output=$(eval "$command" 2>&1); then echo "FAILED: succeeded, the README says it fails: $line"; exit 1; fi
+    expect "refused as the README says: $refusal" "$refusal" "$output"
+  else
+    output=$(eval "$command" 2>&1) || { echo "FAILED: $line"; echo "$output"; exit 1; }
+  fi
+  check "$command" "$output"
+done
+[ "$set_up" -eq 3 ] || { echo "FAILED: expected the block's three set-up lines (build, dev-plc, make run), found $set_up"; exit 1; }
+# Every check above ran: a walkthrough that lost a step fails here.
+want=6
+if [ -n "$suite" ]; then want=$((want + 1)); fi
+if [ -n "$sealed" ]; then want=$((want + 2)); fi
+[ "$passed" -eq "$want" ] || { echo "FAILED: $passed of $want checks ran: has the README's walkthrough lost a step?"; exit 1; }
 echo "try-it${suite:+ on $suite}${sealed:+ (sealed)}${mqtt:+ over MQTT}: $passed passed, 0 failed"
