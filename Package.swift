@@ -86,6 +86,8 @@ let package = Package(
         // inputs of issue 14, for MLS and service tests and ds-bench's abuse items; no XCTest.
         .target(name: "MLSTestSupport", dependencies: ["MLS", "Primitives"], path: "Tests/MLSTestSupport"),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
+        // README.md and docs/: every relative link and anchor resolves.
+        .testTarget(name: "DocsTests"),
         // Reads lexicon/*.json and checks the Lexicon types field by field.
         .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["Basics", "JSON", "Lexicon"]),
