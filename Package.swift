@@ -69,12 +69,16 @@ let package = Package(
         .target(name: "Store", dependencies: ["CLibPQ"]),
         // The delivery service's tables and the SQL that keeps them consistent (epoch-guarded commits).
         .target(name: "DeliveryStore", dependencies: ["Basics", "Store"]),
+        // The blue.catbird.chat.* contract's protocol (CHAT.md): canonical DAG-CBOR, the embedded
+        // lexicons, the schema-driven projection of requests, signed bodies and their transcripts,
+        // coordinates. No HTTP, no SQL: the service and the client share it.
+        .target(name: "ChatProtocol", dependencies: ["Basics", "JSON", "Primitives"]),
         // XRPC routes and the blue.catbird.mls.* methods.
-        .target(name: "DeliveryService", dependencies: ["Basics", "JSON", "Lexicon", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore", "MQTT", "MQTTServer"]),
+        .target(name: "DeliveryService", dependencies: ["Basics", "JSON", "Lexicon", "ChatProtocol", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore", "MQTT", "MQTTServer"]),
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
 
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
-        .target(name: "MLSClient", dependencies: ["Basics", "JSON", "Lexicon", "MLS", "Primitives", "HTTP", "ATProto", "MQTT", "MQTTClient"]),
+        .target(name: "MLSClient", dependencies: ["Basics", "JSON", "Lexicon", "ChatProtocol", "MLS", "Primitives", "HTTP", "ATProto", "MQTT", "MQTTClient"]),
         .executableTarget(name: "catbird-mls", dependencies: [
             "MLSClient", "Basics", "Lexicon", "MLS", "ATProto", "HTTP", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -90,6 +94,7 @@ let package = Package(
         .testTarget(name: "DocsTests"),
         // Reads lexicon/*.json and checks the Lexicon types field by field.
         .testTarget(name: "LexiconTests", dependencies: ["Lexicon", "Basics", "JSON"]),
+        .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol", "Basics", "JSON", "Primitives"]),
         .testTarget(name: "JSONTests", dependencies: ["Basics", "JSON", "Lexicon"]),
         .testTarget(name: "PrimitivesTests", dependencies: ["Basics", "Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["Basics", "MLS", "MLSVectors", "MLSMutations", "MLSTestSupport"]),

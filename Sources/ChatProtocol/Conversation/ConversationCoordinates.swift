@@ -1,0 +1,66 @@
+/// A conversation's position (`#conversationCoordinates`): which generation (a reset starts a new
+/// one), the policy state version, the MLS group and epoch with the SHA-256 of its GroupContext and
+/// its confirmation tag, and whether this generation is still active. Every transition names the
+/// coordinates it starts from (`prior`) and, compared and swapped under the conversation's lock,
+/// moves them; a stale `prior` is refused with `StaleCoordinates`.
+public struct ConversationCoordinates: Sendable, Equatable {
+    public enum Lifecycle: String, Sendable { case active, superseded }
+
+    public var conversationID: ChatUUID
+    public var generation: UInt64
+    public var stateVersion: UInt64
+    public var groupID: [UInt8]
+    public var epoch: UInt64
+    public var groupContextHash: [UInt8]
+    public var confirmationTag: [UInt8]
+    public var lifecycle: Lifecycle
+
+    public init(conversationID: ChatUUID, generation: UInt64, stateVersion: UInt64, groupID: [UInt8], epoch: UInt64,
+                groupContextHash: [UInt8], confirmationTag: [UInt8], lifecycle: Lifecycle) {
+        self.conversationID = conversationID
+        self.generation = generation
+        self.stateVersion = stateVersion
+        self.groupID = groupID
+        self.epoch = epoch
+        self.groupContextHash = groupContextHash
+        self.confirmationTag = confirmationTag
+        self.lifecycle = lifecycle
+    }
+
+    /// From a projected `#conversationCoordinates` (its fields are present and in bounds).
+    public init?(_ value: ChatValue?) {
+        guard let value, let id = value["conversationId"]?.uuid, let generation = value["generation"]?.integer,
+              let stateVersion = value["stateVersion"]?.integer, let groupID = value["groupId"]?.bytes,
+              let epoch = value["epoch"]?.integer, let hash = value["groupContextHash"]?.bytes,
+              let tag = value["confirmationTag"]?.bytes, let lifecycle = value["lifecycle"]?.text.flatMap(Lifecycle.init)
+        else { return nil }
+        self.init(conversationID: id, generation: generation, stateVersion: stateVersion, groupID: groupID, epoch: epoch,
+                  groupContextHash: hash, confirmationTag: tag, lifecycle: lifecycle)
+    }
+
+    public var value: ChatValue {
+        .object([
+            "conversationId": .uuid(conversationID), "generation": .integer(generation), "stateVersion": .integer(stateVersion),
+            "groupId": .bytes(groupID), "epoch": .integer(epoch), "groupContextHash": .bytes(groupContextHash),
+            "confirmationTag": .bytes(confirmationTag), "lifecycle": .text(lifecycle.rawValue),
+        ])
+    }
+
+    /// The same coordinates as the bytes-only `#mlsAadPriorContext` an MLS AAD carries.
+    public var aadPriorContext: ChatValue {
+        .object([
+            "conversationId": .bytes(conversationID.bytes), "generation": .integer(generation),
+            "stateVersion": .integer(stateVersion), "groupId": .bytes(groupID), "epoch": .integer(epoch),
+            "groupContextHash": .bytes(groupContextHash), "confirmationTag": .bytes(confirmationTag),
+            "lifecycle": .text(lifecycle.rawValue),
+        ])
+    }
+
+    /// `#metadataCryptoContext`: what a metadata snapshot's encryption is bound to.
+    public var metadataCryptoContext: ChatValue {
+        .object([
+            "conversationId": .bytes(conversationID.bytes), "generation": .integer(generation), "groupId": .bytes(groupID),
+            "epoch": .integer(epoch), "groupContextHash": .bytes(groupContextHash), "confirmationTag": .bytes(confirmationTag),
+        ])
+    }
+}
