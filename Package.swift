@@ -68,7 +68,7 @@ let package = Package(
         // libpq pool, statements, transactions, migrations.
         .target(name: "Store", dependencies: ["CLibPQ"]),
         // The delivery service's tables and the SQL that keeps them consistent (epoch-guarded commits).
-        .target(name: "DeliveryStore", dependencies: ["Basics", "Store"]),
+        .target(name: "DeliveryStore", dependencies: ["Basics", "Store", "ChatProtocol"]),
         // The blue.catbird.chat.* contract's protocol (CHAT.md): canonical DAG-CBOR, the embedded
         // lexicons, the schema-driven projection of requests, signed bodies and their transcripts,
         // coordinates. No HTTP, no SQL: the service and the client share it.
@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "MQTTServerTests", dependencies: ["MQTT", "MQTTServer", "MQTTClient", "HTTP"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
         .testTarget(name: "ATProtoTests", dependencies: ["Basics", "JSON", "ATProto", "HTTP", "Primitives", "Store", "TestSupport"]),
-        .testTarget(name: "DeliveryStoreTests", dependencies: ["Basics", "DeliveryStore", "Store", "TestSupport"]),
+        .testTarget(name: "DeliveryStoreTests", dependencies: ["Basics", "DeliveryStore", "Store", "TestSupport", "ChatProtocol"]),
         // The end-to-end walkthrough runs the real service in-process; the client library itself stays free of it.
         .testTarget(name: "MLSClientTests", dependencies: [
             "MLSClient", "catbird-mls", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",

@@ -64,3 +64,14 @@ public struct ConversationCoordinates: Sendable, Equatable {
         ])
     }
 }
+
+extension ConversationCoordinates {
+    /// The canonical JSON of these coordinates (how the service stores a bound coordinate).
+    public var json: [UInt8] { ChatJSON.render(value) }
+
+    /// Coordinates read back from their canonical JSON.
+    public init?(json: [UInt8]) {
+        guard let value = try? ChatProjection().project(json: json, as: .ref("conversationCoordinates")) else { return nil }
+        self.init(value)
+    }
+}

@@ -44,3 +44,39 @@ public enum ChatJSON {
         }
     }
 }
+
+extension ChatJSON {
+    /// A member of an object written by `object(_:)`: a value, or JSON rendered before (a stored
+    /// signed request, an entry) spliced in as it is.
+    public enum Member: Sendable {
+        case value(ChatValue)
+        case raw([UInt8])
+    }
+
+    /// An object of `members`, written in the same order as `render` writes one.
+    public static func object(_ members: [String: Member]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for (index, key) in members.keys.sorted().enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONString.append(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            switch members[key]! {
+            case .value(let value): append(value, to: &out)
+            case .raw(let bytes): out.append(contentsOf: bytes)
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// An array of JSON rendered before.
+    public static func array(_ items: [[UInt8]]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: item)
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+}

@@ -20,6 +20,8 @@ public final class DeliveryServiceApp: Sendable {
     private let maintenance: MaintenanceJob
     private let retention: RetentionJob
     private let events: EventService
+    /// The chat contract's event stream on this node.
+    private let chatHub: ChatEventHub
     /// The MQTT listener's Relay protocol (MQTT_PORT); nil when it is off.
     private let relay: RelayBroker?
     /// The MQTT listener's broker, when it runs (tests).
@@ -54,8 +56,13 @@ public final class DeliveryServiceApp: Sendable {
         let events = try EventService(store: store, settings: configuration.events,
                                       serviceEndpoint: configuration.serviceEndpoint, log: log)
         self.events = events
+        let chat = ChatEnvironment(store: store, log: log, limits: configuration.limits, cipherSuites: configuration.chatCipherSuites,
+                                   serviceEndpoint: configuration.serviceEndpoint)
+        let chatHub = ChatEventHub(store: store, workers: events.workers, log: log)
+        self.chatHub = chatHub
         let methods = DeliveryServiceMethods.all(environment)
             + [GetSubscriptionTicket.method(environment, events: events), SubscribeConvoEvents.method()]
+            + ChatMethods.all(chat) + [SubscribeChatEvents.method()]
         let metrics = ServiceMetrics(nsids: methods.map(\.nsid))
         let rateLimits = RateLimits(configuration: configuration.rateLimits)
         self.metrics = metrics
@@ -70,9 +77,10 @@ public final class DeliveryServiceApp: Sendable {
             ],
             serviceAuth: ServiceAuthChecks(verifier: verifier, resolver: resolver),
             log: log, rateLimits: rateLimits, metrics: metrics,
-            webSocketRoutes: [EventService.subscribeNSID: { request, authenticate in
-                try events.upgrade(request, authenticate: authenticate)
-            }],
+            webSocketRoutes: [
+                EventService.subscribeNSID: { request, authenticate in try events.upgrade(request, authenticate: authenticate) },
+                ChatMethods.subscribeEvents: { request, _ in try SubscribeChatEvents.upgrade(request, hub: chatHub) },
+            ],
             uploadLimits: (configuration.limits.maxUploadsPerUser, configuration.limits.maxUploads))
         var streams: [StreamListener] = []
         if let port = configuration.mqttPort {
@@ -115,6 +123,7 @@ public final class DeliveryServiceApp: Sendable {
         maintenance.start()
         retention.start()
         events.start(databaseURL: configuration.database.url)
+        chatHub.start(databaseURL: configuration.database.url)
         log.info("listening", ["host": configuration.http.host, "port": String(server.port)])
         if relay != nil { log.info("mqtt listening", ["host": configuration.http.host, "port": String(server.streamPort(0))]) }
     }
@@ -149,6 +158,7 @@ public final class DeliveryServiceApp: Sendable {
         monitor.stop()
         maintenance.stop()
         retention.stop()
+        chatHub.stop()
         events.stop()
         database.close()
         log.info("stopped")

@@ -31,6 +31,9 @@ public struct ServiceConfiguration: Sendable {
     public var messageBatching = MessageBatchSettings()
     /// MQTT_PORT: the MQTT 5.0 listener (Relay protocol, docs/mqtt.md) on this port; nil: off.
     public var mqttPort: Int?
+    /// CHAT_CIPHER_SUITES: the MLS cipher suites chat conversations may use; the contract's
+    /// X-Wing suite (0x004D) unless set.
+    public var chatCipherSuites: Set<UInt16> = [0x004D]
 
     public init() {}
 

@@ -1,4 +1,5 @@
 import ATProto
+import ChatProtocol
 import HTTP
 
 /// An XRPC error: a status code and the body `{"error": name, "message": message}` (API.md, Conventions).
@@ -37,6 +38,11 @@ public struct XRPCError: Error, Sendable, Equatable {
     public init(_ error: AuthError) {
         self.init(error.status, XRPCErrorName(error), error.message,
                   headers: error.status == 503 ? [("Retry-After", "1")] : [("WWW-Authenticate", "Bearer")])
+    }
+
+    /// A refusal of the chat contract, with the status its code travels with (CHAT.md §1.3).
+    public init(_ refusal: ChatRefusal) {
+        self.init(refusal.code.status, XRPCErrorName(chat: refusal.code), refusal.message)
     }
 
     /// The HTTP response carrying this error.

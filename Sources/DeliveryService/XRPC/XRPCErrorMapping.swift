@@ -1,5 +1,6 @@
 import ATProto
 import Basics
+import ChatProtocol
 import DeliveryStore
 import Store
 
@@ -36,6 +37,11 @@ struct XRPCErrorMapping: Sendable {
         case let error as AuthError:
             metrics?.authFailures.increment(error.name)
             return XRPCResult(XRPCError(error))
+        case let refusal as ChatRefusal:
+            if refusal.code.status == 401 { metrics?.authFailures.increment(refusal.code.rawValue) }
+            return XRPCResult(XRPCError(refusal), caller: context.caller)
+        case let error as ChatInputError:
+            return XRPCResult(XRPCError.invalidRequest(error.description), caller: context.caller)
         case let error as StoreError:
             return XRPCResult(storeFailure(error, context: context), caller: context.caller)
         case let error as DeliveryStoreError:

@@ -1,4 +1,5 @@
 import ATProto
+import ChatProtocol
 
 /// An XRPC error name (API.md, Conventions: `{"error": name, "message": …}`). Every name the service
 /// can answer is declared here, once: a method cannot invent one on the spot (the initializer is
@@ -7,6 +8,9 @@ public struct XRPCErrorName: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
 
     private init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// A name the chat contract's lexicons declare (`ChatErrorCode`, lexicon/chat/*.json).
+    init(chat code: ChatErrorCode) { rawValue = code.rawValue }
 
     /// The name of a service-auth failure, declared once in ATProto (`AuthError`).
     init(_ error: AuthError) { rawValue = error.name }

@@ -1,5 +1,6 @@
 import ATProto
 import Basics
+import ChatProtocol
 import Dispatch
 import DeliveryStore
 import HTTP
@@ -57,6 +58,8 @@ extension XRPCRouter {
         case let error as AuthError:
             metrics?.authFailures.increment(error.name)
             return XRPCError(error.status, XRPCErrorName(error), error.message)
+        case let refusal as ChatRefusal:
+            return XRPCError(refusal)
         case let error as DeliveryStoreError:
             if let xrpc = error.xrpcError { return xrpc }
             log.warning("database error", ["method": nsid])

@@ -55,7 +55,8 @@ public final class XRPCRouter: HTTPResponder {
         let ipLimit = rateLimits.map { IPRateLimit(rateLimits: $0, metrics: metrics) }
         self.ipLimit = ipLimit
         auth = ServiceAuth(checks: serviceAuth, verify: authenticate, ipLimit: ipLimit, metrics: metrics)
-        var middleware: [any XRPCMiddleware] = [RequestMetrics(metrics: metrics, log: log)]
+        // The chat contract's error wire sees every answer of its routes, whatever step gave it.
+        var middleware: [any XRPCMiddleware] = [RequestMetrics(metrics: metrics, log: log), ChatErrorWire()]
         if let ipLimit { middleware.append(ipLimit) }
         middleware += [MethodCheck(), auth] as [any XRPCMiddleware]
         if let rateLimits {

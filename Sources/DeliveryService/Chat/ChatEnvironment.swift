@@ -1,0 +1,40 @@
+import ChatProtocol
+import DeliveryStore
+import Foundation
+import MLS
+
+/// What the chat contract's handlers share: the one store, log and limits of the service, the
+/// cipher suites chat conversations may use (the contract's X-Wing, more with CHAT_CIPHER_SUITES
+/// for tests), the clock, and where clients subscribe.
+struct ChatEnvironment: Sendable {
+    let store: DeliveryStore
+    let log: Log
+    let limits: ServiceLimits
+    let cipherSuites: Set<UInt16>
+    /// `wss://host/xrpc/blue.catbird.chat.subscribeEvents`, returned with every ticket.
+    let subscriptionEndpoint: String
+    let clock: @Sendable () -> Date
+    let projection = ChatProjection()
+
+    init(store: DeliveryStore, log: Log, limits: ServiceLimits, cipherSuites: Set<UInt16>, serviceEndpoint: String,
+         clock: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.log = log
+        self.limits = limits
+        self.cipherSuites = cipherSuites
+        var endpoint = serviceEndpoint
+        if endpoint.hasPrefix("https://") { endpoint = "wss://" + endpoint.dropFirst(8) }
+        if endpoint.hasPrefix("http://") { endpoint = "ws://" + endpoint.dropFirst(7) }
+        while endpoint.hasSuffix("/") { endpoint.removeLast() }
+        subscriptionEndpoint = endpoint + "/xrpc/" + ChatMethods.subscribeEvents
+        self.clock = clock
+    }
+
+    /// The contract's only suite (defs `cipherSuite`): MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519.
+    static let contractSuite: UInt16 = 0x004D
+
+    /// A JSON body as the method's output is written: the object a handler built.
+    func output(_ value: ChatValue) -> XRPCOutput { .bytes(ChatJSON.render(value), contentType: "application/json") }
+
+    func output(_ json: [UInt8]) -> XRPCOutput { .bytes(json, contentType: "application/json") }
+}

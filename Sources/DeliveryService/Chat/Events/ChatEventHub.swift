@@ -1,0 +1,121 @@
+import ChatProtocol
+import DeliveryStore
+import Foundation
+import Store
+import Synchronization
+
+/// The chat event stream's one reader per node (migration 0030, `chat_device_events`): it listens
+/// on `chat_events` (and polls each second, in case a notification is lost with a connection),
+/// reads every new event once, and hands each device's to that device's subscriptions on this
+/// node, which send them in position order or, when they are behind, catch up from the log.
+/// Revocations (`chat_revocations`) close the revoked device's subscriptions at once.
+final class ChatEventHub: Sendable {
+    private struct State {
+        var subscriptions: [String: [ChatSubscription]] = [:]
+        var head: Int64 = 0
+        var running = false
+    }
+
+    let store: DeliveryStore
+    let workers: EventWorkers
+    let log: Log
+    /// Subscriptions one device may hold at once on this node.
+    let maxPerDevice: Int
+    private let state = Mutex(State())
+    private let stopped = Atomic<Bool>(false)
+
+    init(store: DeliveryStore, workers: EventWorkers, log: Log, maxPerDevice: Int = 4) {
+        self.store = store
+        self.workers = workers
+        self.log = log
+        self.maxPerDevice = maxPerDevice
+    }
+
+    static func key(_ did: String, _ device: ChatUUID) -> String { "\(did) \(device)" }
+
+    func start(databaseURL: String) {
+        let head = (try? store.chat { try $0.eventHead() }) ?? 0
+        state.withLock { $0.head = head; $0.running = true }
+        let thread = Thread { [self] in run(databaseURL: databaseURL) }
+        thread.name = "chat-events"
+        thread.start()
+    }
+
+    /// The listening thread sees this within its one-second wait and ends.
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        state.withLock { $0.running = false }
+    }
+
+    /// Adds a subscription; false when its device holds too many here already.
+    func register(_ subscription: ChatSubscription) -> Bool {
+        state.withLock { state in
+            let key = Self.key(subscription.did, subscription.device)
+            guard state.subscriptions[key, default: []].count < maxPerDevice else { return false }
+            state.subscriptions[key, default: []].append(subscription)
+            return true
+        }
+    }
+
+    func unregister(_ subscription: ChatSubscription) {
+        state.withLock { state in
+            let key = Self.key(subscription.did, subscription.device)
+            state.subscriptions[key]?.removeAll { $0 === subscription }
+            if state.subscriptions[key]?.isEmpty == true { state.subscriptions[key] = nil }
+        }
+    }
+
+    var subscriptionCount: Int { state.withLock { $0.subscriptions.values.reduce(0) { $0 + $1.count } } }
+
+    private func run(databaseURL: String) {
+        while !stopped.load(ordering: .acquiring) {
+            do {
+                let listener = try PGListener(url: databaseURL)
+                try listener.listen("chat_events")
+                try listener.listen("chat_revocations")
+                defer { listener.close() }
+                while !stopped.load(ordering: .acquiring) {
+                    let notifications = try listener.wait(timeout: 1)
+                    for notification in notifications where notification.channel == "chat_revocations" {
+                        revoked(notification.payload)
+                    }
+                    try readNewEvents()
+                }
+            } catch {
+                if stopped.load(ordering: .acquiring) { return }
+                log.warning("chat event listener lost its connection; retrying", [:])
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+    }
+
+    /// Every event after the hub's head, handed to the subscriptions here; each subscription then
+    /// knows it has seen everything up to the new head.
+    func readNewEvents() throws {
+        let from = state.withLock { $0.head }
+        let to = try store.chat { try $0.eventHead() }
+        guard to > from else { return }
+        var byDevice: [String: [ChatStoredEvent]] = [:]
+        var position = from
+        while position < to {
+            let rows = try store.chat { try $0.events(after: position, limit: 1000) }
+            for row in rows where row.event.position <= to {
+                byDevice[Self.key(row.did, row.device), default: []].append(row.event)
+            }
+            guard let last = rows.last?.event.position, rows.count == 1000, last < to else { break }
+            position = last
+        }
+        let subscriptions = state.withLock { state -> [(String, ChatSubscription)] in
+            state.head = to
+            return state.subscriptions.flatMap { key, list in list.map { (key, $0) } }
+        }
+        for (key, subscription) in subscriptions {
+            subscription.offer(byDevice[key] ?? [], from: from, to: to)
+        }
+    }
+
+    private func revoked(_ payload: String) {
+        let subscriptions = state.withLock { $0.subscriptions[payload] ?? [] }
+        for subscription in subscriptions { subscription.close(reason: "device revoked") }
+    }
+}

@@ -1,0 +1,22 @@
+import ChatProtocol
+import DeliveryStore
+
+/// `blue.catbird.chat.getConversationState`: a conversation's current state (coordinates,
+/// participants, leaves, the encrypted metadata snapshot) for a device whose account takes part in
+/// it, pending invitees included (they sign their acceptance against these coordinates).
+enum GetConversationState {
+    static func method(_ env: ChatEnvironment) -> XRPCMethod {
+        XRPCMethod(ChatMethods.prefix + "getConversationState", .query) { context in
+            let query = try ChatQuery(context, env: env)
+            let id = try query.uuid("conversationId")
+            let state = try env.store.chat { tx -> ChatValue in
+                guard let conversation = try tx.conversation(id) else { throw ChatRefusal(.conversationNotFound, "no such conversation") }
+                guard try tx.participant(id, did: query.caller) != nil else {
+                    throw ChatRefusal(.notEntitled, "the account does not take part in this conversation")
+                }
+                return try ChatViews.state(of: conversation, in: tx)
+            }
+            return env.output(.object(["state": state, "pendingResetRequests": .array([]), "pendingLeaveRequests": .array([])]))
+        }
+    }
+}
