@@ -108,6 +108,6 @@ let package = Package(
         .testTarget(name: "MLSClientTests", dependencies: [
             "MLSClient", "catbird-mls", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
         ]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport", "MLSTestSupport", "MQTT", "MQTTClient"]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "ChatProtocol", "MLSClient", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport", "MLSTestSupport", "MQTT", "MQTTClient"]),
     ]
 )

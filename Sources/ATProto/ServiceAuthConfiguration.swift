@@ -12,6 +12,10 @@ public struct ServiceAuthConfiguration: Sendable {
     public var clockSkew: Double = 60
     /// Longest token lifetime accepted, counted from now, in seconds.
     public var maxTokenLifetime: Double = 3600
+    /// Methods (by NSID prefix) whose tokens follow the chat contract's stricter profile (CHAT.md
+    /// §1.3): `iat` required, `exp − iat` at most `strictTokenLifetime`, `sub` absent or the issuer.
+    public var strictTokenPrefixes: [String] = ["blue.catbird.chat."]
+    public var strictTokenLifetime: Double = 60
     /// Overall time budget for one DID document fetch (name lookup, connect, TLS, body), in seconds;
     /// a fetch also waits at most this long in the queue for a free slot.
     public var resolutionTimeout: Double = 3

@@ -91,6 +91,15 @@ public final class ServiceAuthVerifier: Sendable {
             guard let issuedAt = iat.numberValue else { throw .badJwt("iat must be a number") }
             guard issuedAt <= now + configuration.clockSkew else { throw .badJwt("token issued in the future") }
         }
+        if configuration.strictTokenPrefixes.contains(where: nsid.hasPrefix) {
+            guard let issuedAt = jwt.claims["iat"]?.numberValue else { throw .badJwt("iat is required") }
+            guard exp - issuedAt <= configuration.strictTokenLifetime else {
+                throw .badJwt("token lifetime exceeds \(Int(configuration.strictTokenLifetime)) s")
+            }
+            if let sub = jwt.claims["sub"] {
+                guard sub.stringValue == jwt.claims["iss"]?.stringValue else { throw .badJwt("sub must be the issuer") }
+            }
+        }
 
         // 4. aud: exact match against the configured set.
         guard let audience = jwt.claims["aud"]?.stringValue, configuration.audiences.contains(audience) else {

@@ -58,8 +58,20 @@ public struct SignedRequest: Sendable {
         return SignedRequest(kind: kind, body: body, signature: key.signature(for: unsigned.transcript))
     }
 
-    /// `{body, signature}` as the lexicon's signed wrapper.
+    /// `{body, signature}` as the lexicon's signed wrapper (as entries carry it).
     public var wrapper: ChatValue { .object(["body": body, "signature": .bytes(signature)]) }
+
+    /// The wrapper as a method's input carries it: tagged with its def (`signedCommitTransition`…)
+    /// where the input takes a union of wrappers (submitTransition, requestLeave).
+    public func input(for nsid: String, schema: ChatSchema = .contract) -> ChatValue {
+        guard case .object(let input)? = schema.method(nsid)?.input, case .ref(let name)? = input.properties["signedRequest"],
+              case .union(let wrappers)? = schema.def(name),
+              let wrapperDef = wrappers.first(where: { candidate in
+                  guard case .object(let object)? = schema.def(candidate), case .union(let bodies)? = object.properties["body"] else { return false }
+                  return bodies.contains(kind.rawValue)
+              }) else { return .object(["signedRequest": wrapper]) }
+        return .object(["signedRequest": .tagged(wrapperDef, ["body": body, "signature": .bytes(signature)])])
+    }
 
     // The identity every signed body carries (the contract's defs description).
 

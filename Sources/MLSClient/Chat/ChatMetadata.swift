@@ -1,0 +1,74 @@
+import ChatProtocol
+import MLS
+import Primitives
+
+/// A conversation's encrypted metadata (defs `metadataSnapshot`): the title, signed by the device
+/// that set it, encrypted with AES-256-GCM under a key exported from the epoch it is sent at. The
+/// service stores the snapshot and cannot read it; members decrypt it, and a commit re-encrypts the
+/// same signed content for the new epoch.
+enum ChatMetadata {
+    static let exporterLabel = "blue.catbird.chat.metadata.v1"
+    static let contentDomain = "CATBIRD-CHAT-METADATA-CONTENT\0"
+    static let aadDomain = "CATBIRD-CHAT-METADATA\0"
+
+    /// The signed plaintext (`#metadataPlaintext`) of a new metadata version by `device`.
+    static func plaintext(title: String, version: UInt64, origin: ChatUUID, device: ChatDeviceKey) -> [UInt8] {
+        let content = ChatValue.object([
+            "protocol": .text("blue.catbird.chat.metadata"), "version": .integer(1), "originTransitionId": .bytes(origin.bytes),
+            "metadataVersion": .integer(version), "authorDid": .text(device.did.rawValue), "authorDeviceId": .bytes(device.deviceID.bytes),
+            "authorKeyId": .text(device.keyID), "title": .text(title),
+        ])
+        let signed = Array(contentDomain.utf8) + DAGCBOR.encode(content.dagCBOR(.signing))
+        return DAGCBOR.encode(.map(["content": content.dagCBOR(.signing), "contentSignature": .bytes(device.key.signature(for: signed))]))
+    }
+
+    /// The snapshot of `plaintext` for `coordinates`, under `group`'s epoch.
+    static func seal(_ plaintext: [UInt8], version: UInt64, origin: ChatUUID, authorProof: ChatValue,
+                     coordinates: ConversationCoordinates, group: Group) throws -> ChatValue {
+        let key = try exportedKey(group, coordinates: coordinates, version: version)
+        let nonce = SecureRandom.bytes(12)
+        let size = UInt64(plaintext.count + 16)
+        let ciphertext = try AEADAlgorithm.aes256GCM.seal(key: key, nonce: nonce, plaintext: plaintext,
+                                                          authenticating: aad(coordinates, version: version, origin: origin, size: size))
+        return .object([
+            "coordinate": coordinates.metadataCryptoContext, "originTransitionId": .uuid(origin), "metadataVersion": .integer(version),
+            "nonce": .bytes(nonce), "ciphertext": .bytes(ciphertext), "ciphertextSha256": .bytes(HashAlgorithm.sha256.hash(ciphertext)),
+            "ciphertextSize": .integer(size), "authorProof": authorProof,
+        ])
+    }
+
+    /// The plaintext of a snapshot a member can read, and its title.
+    static func open(_ snapshot: ChatValue, group: Group) throws -> (plaintext: [UInt8], title: String) {
+        guard let coordinate = snapshot["coordinate"], let version = snapshot["metadataVersion"]?.integer,
+              let origin = snapshot["originTransitionId"]?.uuid, let nonce = snapshot["nonce"]?.bytes,
+              let ciphertext = snapshot["ciphertext"]?.bytes, let id = coordinate["conversationId"]?.bytes.flatMap(ChatUUID.init(bytes:)),
+              let generation = coordinate["generation"]?.integer, let epoch = coordinate["epoch"]?.integer,
+              let hash = coordinate["groupContextHash"]?.bytes, let groupID = coordinate["groupId"]?.bytes,
+              let tag = coordinate["confirmationTag"]?.bytes else { throw MLSClientError.invalidServerData("incomplete metadata snapshot") }
+        let coordinates = ConversationCoordinates(conversationID: id, generation: generation, stateVersion: 0, groupID: groupID,
+                                                  epoch: epoch, groupContextHash: hash, confirmationTag: tag, lifecycle: .active)
+        let key = try exportedKey(group, coordinates: coordinates, version: version)
+        let plaintext = try AEADAlgorithm.aes256GCM.open(
+            key: key, nonce: nonce, ciphertext: ciphertext,
+            authenticating: aad(coordinates, version: version, origin: origin, size: UInt64(ciphertext.count)))
+        let title = try DAGCBOR.decode(plaintext)["content"]?["title"].flatMap { if case .text(let t) = $0 { t } else { nil } } ?? ""
+        return (plaintext, title)
+    }
+
+    static func exportedKey(_ group: Group, coordinates: ConversationCoordinates, version: UInt64) throws -> [UInt8] {
+        let context = ChatValue.object([
+            "protocol": .text("blue.catbird.chat.metadata"), "version": .integer(1), "conversationId": .bytes(coordinates.conversationID.bytes),
+            "generation": .integer(coordinates.generation), "epoch": .integer(coordinates.epoch),
+            "groupContextHash": .bytes(coordinates.groupContextHash), "metadataVersion": .integer(version),
+        ])
+        return try group.exportSecret(label: exporterLabel, context: DAGCBOR.encode(context.dagCBOR(.signing)), length: 32)
+    }
+
+    static func aad(_ coordinates: ConversationCoordinates, version: UInt64, origin: ChatUUID, size: UInt64) -> [UInt8] {
+        let aad = ChatValue.object([
+            "protocol": .text("blue.catbird.chat.metadata"), "version": .integer(1), "coordinate": coordinates.metadataCryptoContext,
+            "metadataVersion": .integer(version), "originTransitionId": .bytes(origin.bytes), "ciphertextSize": .integer(size),
+        ])
+        return Array(aadDomain.utf8) + DAGCBOR.encode(aad.dagCBOR(.signing))
+    }
+}
