@@ -10,6 +10,7 @@ public enum EnvironmentGroup: String, Sendable, CaseIterable {
     case retention
     case events
     case mqtt
+    case chat
     case operations
 
     public var title: String {
@@ -22,6 +23,7 @@ public enum EnvironmentGroup: String, Sendable, CaseIterable {
         case .retention: "Retention"
         case .events: "Real-time events"
         case .mqtt: "MQTT"
+        case .chat: "Chat contract"
         case .operations: "Logs and metrics"
         }
     }
@@ -52,6 +54,9 @@ public enum EnvironmentGroup: String, Sendable, CaseIterable {
             "subscribeConvoEvents: WebSocket subscriptions opened with single-use tickets (docs/events.md)."
         case .mqtt:
             "The MQTT 5.0 listener of the Relay protocol (docs/mqtt.md), on the same loops, TLS and limits as HTTP."
+        case .chat:
+            "The `blue.catbird.chat.*` contract the Catbird app calls (docs/chat.md), beside `blue.catbird.mls.*` on "
+                + "the same store, auth and limits."
         case .operations:
             "What the service says about itself: its JSON log lines on stderr and `/metrics` (docs/operations.md)."
         }
