@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|commit|http|websocket|jwt|json|xwing|mqtt|sealed ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh [mls|commit|http|websocket|jwt|json|xwing|mqtt|sealed|chat ...]    build and run the named targets (default: all)
 #   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json, and the
 #                                     commit target's stored state and seeds (mls-mutants --fuzz-seeds)
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
@@ -106,6 +106,21 @@ build_json() {
     "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lMQTTServer -lMQTT -lHTTP -lMLS -lPrimitives -lLexicon -lJSON -lBasics
 }
 
+# The chat contract's parsers: DAG-CBOR, signed requests against the lexicons, event envelopes.
+build_chat() {
+  echo "== building Basics, JSON, Primitives, ChatProtocol (instrumented)"
+  local module
+  for module in Basics JSON Primitives; do
+    mapfile -t sources < <(swift_sources "Sources/$module")
+    build_module "$module" -- "${sources[@]}"
+  done
+  mapfile -t sources < <(swift_sources Sources/ChatProtocol)
+  build_module ChatProtocol -sanitize=fuzzer -- "${sources[@]}"
+  echo "== linking fuzz-chat"
+  swiftc -O -parse-as-library -sanitize=fuzzer -I "$out" "${c_flags[@]}" Tests/Fuzz/FuzzChat.swift \
+    -o "$out/fuzz-chat" "${link_flags[@]}" -lChatProtocol -lPrimitives -lJSON -lBasics
+}
+
 build_xwing() {
   echo "== building Primitives (instrumented)"
   mapfile -t primitives < <(swift_sources Sources/Primitives)
@@ -166,7 +181,7 @@ PY
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls commit http websocket jwt json xwing mqtt sealed)
+[ ${#targets[@]} -eq 0 ] && targets=(mls commit http websocket jwt json xwing mqtt sealed chat)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
@@ -181,6 +196,7 @@ for target in "${targets[@]}"; do
     websocket) build_websocket && run_target websocket || status=1 ;;
     xwing) build_xwing && run_target xwing || status=1 ;;
     mqtt) build_mqtt && run_target mqtt || status=1 ;;
+    chat) build_chat && run_target chat || status=1 ;;
     *) echo "unknown fuzz target $target" >&2; exit 2 ;;
   esac
 done

@@ -56,7 +56,7 @@ public final class ChatClient {
     // MARK: Signing
 
     /// The identity fields every signed body carries, with the kind's domain and `$type`.
-    func body(_ kind: SignedMutationKind, _ fields: [String: ChatValue]) -> ChatValue {
+    public func body(_ kind: SignedMutationKind, _ fields: [String: ChatValue]) -> ChatValue {
         var members = fields
         members["signatureDomain"] = .text(kind.domain)
         members["actorDid"] = .text(device.did.rawValue)
@@ -305,12 +305,12 @@ public final class ChatClient {
         return result
     }
 
-    static func commitArtifact(_ bytes: [UInt8]) -> ChatValue {
+    public static func commitArtifact(_ bytes: [UInt8]) -> ChatValue {
         .object(["framing": .text("mlsMessage"), "contentType": .text("publicMessageCommit"), "bytes": .bytes(bytes),
                  "sha256": .bytes(HashAlgorithm.sha256.hash(bytes))])
     }
 
-    func nextCoordinates(_ prior: ConversationCoordinates, group: Group, tag: [UInt8]) -> ConversationCoordinates {
+    public func nextCoordinates(_ prior: ConversationCoordinates, group: Group, tag: [UInt8]) -> ConversationCoordinates {
         var next = prior
         next.stateVersion += 1
         next.epoch = group.epoch

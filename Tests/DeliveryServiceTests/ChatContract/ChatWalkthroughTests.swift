@@ -45,11 +45,26 @@ final class ChatWalkthroughTests: ChatContractTestCase {
         XCTAssertEqual(try a1.read(conversation).map(\.text), ["hi alice, bob here"])
         XCTAssertEqual(try bob1.read(conversation).map(\.text), ["hello from alice"])
 
-        // bob's second device joins through requestLeafRecovery; it reads nothing from before.
+        // bob's second device joins through requestLeafRecovery and finds its Welcome on the event
+        // stream (opened as the app opens it, with its session token in Authorization, which the
+        // service ignores); it reads nothing from before.
         let (bob2, _) = try enrolled(bob)
+        let bob2Stream = try bob2.subscribe(try bob2.inventory(), extraHeaders: [("Authorization", "Bearer not-a-service-token")])
+        let carolStream = try carol1.subscribe(try carol1.inventory())
         try bob2.requestLeaf(conversation)
         try a2.fulfil(try recovery(for: bob2, in: conversation, seenBy: a2))
+        var bob2Events: [String] = []
+        while !bob2Events.contains(ChatSchema.typePrefix + "welcomeAvailableEvent") {
+            bob2Events.append(try bob2Stream.next().payload.type ?? "")
+        }
+        XCTAssertTrue(bob2Events.contains(ChatSchema.typePrefix + "leafRecoveryEvent"), "\(bob2Events)")
         try join(bob2)
+        // carol, a leaf, heard of the recovery request and of the fulfilment's entry.
+        var carolEvents: [ChatValue] = []
+        while !carolEvents.contains(where: { $0.type == ChatSchema.typePrefix + "messageAvailableEvent" }) {
+            carolEvents.append(try carolStream.next().payload)
+        }
+        XCTAssertEqual(carolEvents.first?.type, ChatSchema.typePrefix + "leafRecoveryEvent")
         XCTAssertEqual(refusal(400) { try bob2.query("getEntries", [("conversationId", conversation.description), ("afterSeq", "0")]) },
                        "AccessOutsideMembershipInterval")
         try carol1.send(conversation, text: "welcome, bob's phone")
