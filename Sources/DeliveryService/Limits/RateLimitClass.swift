@@ -16,17 +16,21 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
         }
     }
 
-    /// The class of a blue.catbird.mls method; every other method counts as a read.
+    /// The class of a blue.catbird.mls or blue.catbird.chat method; every other method counts as a read.
     public init(nsid: String) {
-        let prefix = "blue.catbird.mls."
-        let name = nsid.hasPrefix(prefix) ? String(nsid.dropFirst(prefix.count)) : nsid
-        switch name {
-        case "sendMessage", "uploadBlob":
+        switch nsid {
+        case "blue.catbird.mls.sendMessage", "blue.catbird.mls.uploadBlob", "blue.catbird.chat.sendMessage",
+             "blue.catbird.chat.publishTyping", "blue.catbird.chat.uploadBlob", "blue.catbird.chat.prepareBlobUpload":
             self = .send
-        case "publishKeyPackage", "publishKeyPackages", "getKeyPackages":
+        case "blue.catbird.mls.publishKeyPackage", "blue.catbird.mls.publishKeyPackages", "blue.catbird.mls.getKeyPackages",
+             "blue.catbird.chat.enrollDevice", "blue.catbird.chat.replenishKeyPackages", "blue.catbird.chat.revokeDevice":
             self = .keyPackages
-        case "createConvo", "addMembers", "removeMember", "commitGroupChange", "leaveConvo",
-             "processExternalCommit", "updateGroupInfo":
+        case "blue.catbird.mls.createConvo", "blue.catbird.mls.addMembers", "blue.catbird.mls.removeMember",
+             "blue.catbird.mls.commitGroupChange", "blue.catbird.mls.leaveConvo", "blue.catbird.mls.processExternalCommit",
+             "blue.catbird.mls.updateGroupInfo",
+             "blue.catbird.chat.createConversation", "blue.catbird.chat.acceptConversation", "blue.catbird.chat.submitTransition",
+             "blue.catbird.chat.requestLeafRecovery", "blue.catbird.chat.requestLeave", "blue.catbird.chat.closeConversation",
+             "blue.catbird.chat.requestReset", "blue.catbird.chat.activateReset":
             self = .membership
         default:
             self = .read
