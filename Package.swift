@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "DeliveryStoreTests", dependencies: ["Basics", "DeliveryStore", "Store", "TestSupport", "ChatProtocol"]),
         // The end-to-end walkthrough runs the real service in-process; the client library itself stays free of it.
         .testTarget(name: "MLSClientTests", dependencies: [
-            "MLSClient", "catbird-mls", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
+            "MLSClient", "catbird-mls", "ChatProtocol", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
         ]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "ChatProtocol", "MLSClient", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport", "MLSTestSupport", "MQTT", "MQTTClient"]),
     ]
