@@ -80,7 +80,7 @@ let package = Package(
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
         .target(name: "MLSClient", dependencies: ["Basics", "JSON", "Lexicon", "ChatProtocol", "MLS", "Primitives", "HTTP", "ATProto", "MQTT", "MQTTClient"]),
         .executableTarget(name: "catbird-mls", dependencies: [
-            "MLSClient", "Basics", "Lexicon", "MLS", "ATProto", "HTTP", "Primitives",
+            "MLSClient", "ChatProtocol", "Basics", "Lexicon", "MLS", "ATProto", "HTTP", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
