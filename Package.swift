@@ -80,7 +80,7 @@ let package = Package(
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
         .target(name: "MLSClient", dependencies: ["Basics", "JSON", "Lexicon", "ChatProtocol", "MLS", "Primitives", "HTTP", "ATProto", "MQTT", "MQTTClient"]),
         .executableTarget(name: "catbird-mls", dependencies: [
-            "MLSClient", "Basics", "Lexicon", "MLS", "ATProto", "HTTP", "Primitives",
+            "MLSClient", "ChatProtocol", "Basics", "Lexicon", "MLS", "ATProto", "HTTP", "Primitives",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "DeliveryStoreTests", dependencies: ["Basics", "DeliveryStore", "Store", "TestSupport", "ChatProtocol"]),
         // The end-to-end walkthrough runs the real service in-process; the client library itself stays free of it.
         .testTarget(name: "MLSClientTests", dependencies: [
-            "MLSClient", "catbird-mls", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
+            "MLSClient", "catbird-mls", "ChatProtocol", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
         ]),
         .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "ChatProtocol", "MLSClient", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport", "MLSTestSupport", "MQTT", "MQTTClient"]),
     ]

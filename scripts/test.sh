@@ -38,6 +38,8 @@ scripts/interop.sh
 scripts/mqtt-interop.sh
 # The chat contract's independent checker (lexrpc, libipld, cryptography) against hand-made lines.
 scripts/chat-checks.sh --self-test
+# The chat contract end to end through `catbird-mls chat` on X-Wing; the checker above on its capture.
+scripts/chat-walkthrough.sh
 
 # Every RFC 9420 vector file, all cipher suites, from a release build.
 swift build -c release --product mls-vectors

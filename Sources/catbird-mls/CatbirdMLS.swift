@@ -16,6 +16,6 @@ struct CatbirdMLS: AsyncParsableCommand {
         """,
         subcommands: [
             Init.self, PublishKeyPackages.self, Create.self, Invite.self, Join.self, Send.self, Read.self,
-            Remove.self, Update.self, Leave.self, Rejoin.self, Convos.self, DevPLC.self, ExportSecret.self,
+            Remove.self, Update.self, Leave.self, Rejoin.self, Convos.self, Chat.self, DevPLC.self, ExportSecret.self,
         ])
 }

@@ -21,11 +21,11 @@ public struct ChatAPI: Sendable {
 
     public static func nsid(_ method: String) -> String { "blue.catbird.chat." + method }
 
-    /// A signed procedure: `{signedRequest}` of `body` signed by `key`.
+    /// A signed procedure: `{signedRequest}` of `body` signed by `key`. The signer captures the
+    /// signed body, since the checks need the public key with it.
     @discardableResult
     public func signed(_ method: String, _ request: SignedRequest) throws -> ChatValue {
-        capture?.signed(request, publicKey: nil)
-        return try procedure(method, request.input(for: Self.nsid(method)))
+        try procedure(method, request.input(for: Self.nsid(method)))
     }
 
     /// A procedure with a JSON input.

@@ -12,9 +12,10 @@ public final class ChatCapture: Sendable {
     private let path: String
     private let lock = Mutex(())
 
-    public init(path: String) {
+    /// A capture at `path`, emptied first unless `append` (several runs writing one capture).
+    public init(path: String, append: Bool = false) {
         self.path = path
-        FileManager.default.createFile(atPath: path, contents: nil)
+        if !append || !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
     }
 
     func xrpc(_ nsid: String, part: String, json: [UInt8]) {

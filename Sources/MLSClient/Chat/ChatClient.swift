@@ -388,7 +388,8 @@ public final class ChatClient {
     public func sync(_ conversation: ChatUUID) throws {
         guard var membership = conversations[conversation] else { throw MLSClientError.notAMember(conversation.description) }
         while true {
-            let page = try query("getEntries", [("conversationId", conversation.description), ("afterSeq", String(membership.lastSeq))])
+            let page = try query("getEntries", [("conversationId", conversation.description), ("afterSeq", String(membership.lastSeq)),
+                                                 ("limit", "100")])
             for entry in page["entries"]?.array ?? [] {
                 if let message = try apply(entry, to: &membership) { membership.unread.append(message) }
                 membership.lastSeq = entry["seq"]?.integer ?? membership.lastSeq

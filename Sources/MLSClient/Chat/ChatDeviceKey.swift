@@ -35,7 +35,9 @@ public struct ChatDeviceKey: Sendable {
     public func save(to path: String) throws {
         let file = File(did: did.rawValue, deviceId: deviceID.description, seed: Hex.encode(key.seed))
         let data = try JSONEncoder().encode(file)
-        FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw MLSClientError.storage("cannot write \(path)")
+        }
     }
 
     public static func load(from path: String) throws -> ChatDeviceKey {

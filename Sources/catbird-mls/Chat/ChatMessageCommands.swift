@@ -1,0 +1,53 @@
+import ArgumentParser
+import ChatProtocol
+import MLSClient
+
+/// `chat send` (sendMessage).
+struct ChatSend: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "send", abstract: "Encrypt and send a text message.")
+
+    @OptionGroup var options: ChatOptions
+
+    @Argument(help: "Conversation id.")
+    var convo: String
+
+    @Argument(help: "The text; several words are joined with spaces.")
+    var text: [String]
+
+    func validate() throws {
+        if text.isEmpty { throw ValidationError("nothing to send") }
+    }
+
+    func run() throws {
+        let id = try ChatOptions.conversation(convo)
+        let entry = try options.withClient { try $0.send(id, text: text.joined(separator: " ")) }
+        if options.global.json { Output.line(ChatOptions.json(entry)) } else { Output.line("sent #\(entry["seq"]?.integer ?? 0)") }
+    }
+}
+
+/// `chat read` (getEntries).
+struct ChatRead: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "read",
+        abstract: "Read new entries: each signature verified against its signer's leaf, commits applied, other devices' messages printed.")
+
+    @OptionGroup var options: ChatOptions
+
+    @Argument(help: "Conversation id.")
+    var convo: String
+
+    func run() throws {
+        let id = try ChatOptions.conversation(convo)
+        let messages = try options.withClient { try $0.read(id) }
+        for message in messages {
+            if options.global.json {
+                Output.line(ChatOptions.json(.object([
+                    "seq": .integer(message.seq), "senderDid": .text(message.senderDID), "senderDeviceId": .uuid(message.senderDevice),
+                    "text": .text(message.text),
+                ])))
+            } else {
+                Output.line("[\(message.seq)] \(message.senderDID): \(message.text)")
+            }
+        }
+    }
+}
