@@ -1,5 +1,6 @@
 import ChatProtocol
 import DeliveryStore
+import JSON
 
 /// A device-scoped query of the chat contract (CHAT.md §6 item 8): every one names the calling
 /// device in `actorDeviceId`, which must be a registered (`DeviceNotRegistered`, 401) and active
@@ -21,12 +22,52 @@ struct ChatQuery {
         self.env = env
         caller = context.caller.rawValue
         parameters = context.parameters
+        try Self.check(parameters, of: context.nsid, env: env)
         let deviceID = try Self.uuid(parameters, "actorDeviceId")
         guard let device = try env.store.chat({ try $0.device(did: context.caller.rawValue, id: deviceID) }) else {
             throw ChatRefusal(.deviceNotRegistered, "no device \(deviceID) is registered for this account")
         }
         guard device.isActive else { throw ChatRefusal(.deviceRevoked, "the device was revoked") }
         self.device = device
+    }
+
+    /// The parameters as the method's lexicon declares them: no unknown or repeated name (but an
+    /// array's), every required one, integers in their bounds, strings in their lengths.
+    static func check(_ parameters: XRPCParameters, of nsid: String, env: ChatEnvironment) throws {
+        guard let schema = env.projection.schema.method(nsid)?.parameters else { return }
+        var json: [UInt8] = [UInt8(ascii: "{")]
+        for (index, name) in parameters.names.enumerated() {
+            guard let type = schema.properties[name] else { throw ChatRefusal(.invalidRequest, "unknown parameter \(name)") }
+            let values = parameters.all(name)
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            JSONString.append(name, to: &json)
+            json.append(UInt8(ascii: ":"))
+            func scalar(_ value: String, _ type: ChatSchema.FieldType) throws {
+                if case .integer = type {
+                    guard let number = UInt64(value), String(number) == value else {
+                        throw ChatRefusal(.invalidRequest, "\(name) must be a non-negative integer")
+                    }
+                    json += Array(value.utf8)
+                } else {
+                    JSONString.append(value, to: &json)
+                }
+            }
+            if case .array(let items, _, _) = type {
+                json.append(UInt8(ascii: "["))
+                for (i, value) in values.enumerated() {
+                    if i > 0 { json.append(UInt8(ascii: ",")) }
+                    try scalar(value, items)
+                }
+                json.append(UInt8(ascii: "]"))
+            } else {
+                guard values.count == 1 else { throw ChatRefusal(.invalidRequest, "\(name) is given more than once") }
+                try scalar(values[0], type)
+            }
+        }
+        json.append(UInt8(ascii: "}"))
+        do { _ = try env.projection.project(json: json, as: .object(schema)) } catch {
+            throw ChatRefusal(.invalidRequest, error.description)
+        }
     }
 
     static func uuid(_ parameters: XRPCParameters, _ name: String) throws -> ChatUUID {

@@ -14,6 +14,12 @@ public struct XRPCParameters: Sendable {
 
     public func all(_ name: String) -> [String] { pairs.filter { $0.0 == name }.map(\.1) }
 
+    /// The names given, each once, in first-seen order.
+    public var names: [String] {
+        var seen = Set<String>()
+        return pairs.map(\.0).filter { seen.insert($0).inserted }
+    }
+
     public func string(_ name: String) -> String? { pairs.first { $0.0 == name }?.1 }
 
     public func requiredString(_ name: String) throws(XRPCError) -> String {

@@ -199,7 +199,7 @@ final class ChatHostileInputTests: ChatContractTestCase {
         try alice.send(conversation, text: "before carol")
         let (carol, carolIdentity) = try enrolled()
         _ = carolIdentity
-        XCTAssertEqual(refusal(400) { try carol.query("getEntries", [("conversationId", conversation.description), ("afterSeq", "0")]) },
+        XCTAssertEqual(refusal(400) { try carol.query("getEntries", [("conversationId", conversation.description), ("afterSeq", "0"), ("limit", "100")]) },
                        "NotEntitled")
         _ = bob
     }
@@ -274,5 +274,25 @@ final class ChatHostileInputTests: ChatContractTestCase {
             "commit": ChatClient.commitArtifact(output.commit.encoded()),
             "metadataSnapshot": try client.state(conversation)["metadataSnapshot"]!,
         ]
+    }
+}
+
+/// Query parameters are read against their lexicon as strictly as bodies.
+final class ChatQueryParameterTests: ChatContractTestCase {
+    func testParametersFollowTheLexicon() throws {
+        let (alice, _) = try enrolled()
+        let id = ChatUUID.random().description
+        for (what, parameters) in [
+            ("a missing required limit", [("conversationId", id), ("afterSeq", "0")]),
+            ("an unknown parameter", [("conversationId", id), ("afterSeq", "0"), ("limit", "10"), ("extra", "1")]),
+            ("a negative integer", [("conversationId", id), ("afterSeq", "-1"), ("limit", "10")]),
+            ("a limit past its maximum", [("conversationId", id), ("afterSeq", "0"), ("limit", "101")]),
+            ("a repeated parameter", [("conversationId", id), ("afterSeq", "0"), ("afterSeq", "1"), ("limit", "10")]),
+            ("a leading zero", [("conversationId", id), ("afterSeq", "01"), ("limit", "10")]),
+        ] {
+            XCTAssertEqual(refusal(400) { try alice.query("getEntries", parameters) }, "InvalidRequest", what)
+        }
+        XCTAssertEqual(refusal(400) { try alice.query("getEntries", [("conversationId", id), ("afterSeq", "0"), ("limit", "10")]) },
+                       "ConversationNotFound")
     }
 }

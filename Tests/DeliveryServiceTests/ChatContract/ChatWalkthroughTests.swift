@@ -65,7 +65,7 @@ final class ChatWalkthroughTests: ChatContractTestCase {
             carolEvents.append(try carolStream.next().payload)
         }
         XCTAssertEqual(carolEvents.first?.type, ChatSchema.typePrefix + "leafRecoveryEvent")
-        XCTAssertEqual(refusal(400) { try bob2.query("getEntries", [("conversationId", conversation.description), ("afterSeq", "0")]) },
+        XCTAssertEqual(refusal(400) { try bob2.query("getEntries", [("conversationId", conversation.description), ("afterSeq", "0"), ("limit", "100")]) },
                        "AccessOutsideMembershipInterval")
         try carol1.send(conversation, text: "welcome, bob's phone")
         XCTAssertEqual(try bob2.read(conversation).map(\.text), ["welcome, bob's phone"])
