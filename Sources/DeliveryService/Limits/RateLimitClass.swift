@@ -5,6 +5,8 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
     case read
     case keyPackages
     case membership
+    /// MQTT SUBSCRIBE and UNSUBSCRIBE, one token per Topic Filter examined (docs/mqtt.md).
+    case subscribe
 
     /// Chosen so that a normal client never meets them.
     public var defaultRule: RateLimitRule {
@@ -13,6 +15,7 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
         case .read: RateLimitRule(ratePerSecond: 50, burst: 300)
         case .keyPackages: RateLimitRule(ratePerSecond: 5, burst: 50)
         case .membership: RateLimitRule(ratePerSecond: 5, burst: 50)
+        case .subscribe: RateLimitRule(ratePerSecond: 20, burst: 500)
         }
     }
 

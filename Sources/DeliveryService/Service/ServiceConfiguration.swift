@@ -31,6 +31,8 @@ public struct ServiceConfiguration: Sendable {
     public var messageBatching = MessageBatchSettings()
     /// MQTT_PORT: the MQTT 5.0 listener (Relay protocol, docs/mqtt.md) on this port; nil: off.
     public var mqttPort: Int?
+    /// MQTT_*: the listener's limits (docs/SECURITY.md, "The MQTT listener").
+    public var relay = RelaySettings()
 
     public init() {}
 
