@@ -10,6 +10,7 @@ public enum EnvironmentGroup: String, Sendable, CaseIterable {
     case retention
     case events
     case mqtt
+    case push
     case operations
 
     public var title: String {
@@ -22,6 +23,7 @@ public enum EnvironmentGroup: String, Sendable, CaseIterable {
         case .retention: "Retention"
         case .events: "Real-time events"
         case .mqtt: "MQTT"
+        case .push: "Push"
         case .operations: "Logs and metrics"
         }
     }
@@ -52,6 +54,9 @@ public enum EnvironmentGroup: String, Sendable, CaseIterable {
             "subscribeConvoEvents: WebSocket subscriptions opened with single-use tickets (docs/events.md)."
         case .mqtt:
             "The MQTT 5.0 listener of the Relay protocol (docs/mqtt.md), on the same loops, TLS and limits as HTTP."
+        case .push:
+            "Push to devices that hold no socket (docs/push.md): APNs, Web Push and FCM, each off until its variables "
+                + "are set, and the outbox workers that deliver from PostgreSQL."
         case .operations:
             "What the service says about itself: its JSON log lines on stderr and `/metrics` (docs/operations.md)."
         }

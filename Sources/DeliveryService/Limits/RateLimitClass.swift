@@ -5,8 +5,9 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
     case read
     case keyPackages
     case membership
-    /// MQTT SUBSCRIBE and UNSUBSCRIBE, one token per Topic Filter examined (docs/mqtt.md).
-    case subscribe
+    /// registerDeviceToken, unregisterDeviceToken: each may cost a DNS lookup (a Web Push endpoint)
+    /// and rewrites a user's push registrations.
+    case pushRegistration
 
     /// Chosen so that a normal client never meets them.
     public var defaultRule: RateLimitRule {
@@ -15,7 +16,7 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
         case .read: RateLimitRule(ratePerSecond: 50, burst: 300)
         case .keyPackages: RateLimitRule(ratePerSecond: 5, burst: 50)
         case .membership: RateLimitRule(ratePerSecond: 5, burst: 50)
-        case .subscribe: RateLimitRule(ratePerSecond: 20, burst: 500)
+        case .pushRegistration: RateLimitRule(ratePerSecond: 1, burst: 20)
         }
     }
 
@@ -31,6 +32,8 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
         case "createConvo", "addMembers", "removeMember", "commitGroupChange", "leaveConvo",
              "processExternalCommit", "updateGroupInfo":
             self = .membership
+        case "registerDeviceToken", "unregisterDeviceToken":
+            self = .pushRegistration
         default:
             self = .read
         }

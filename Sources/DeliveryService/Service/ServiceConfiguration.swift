@@ -31,8 +31,8 @@ public struct ServiceConfiguration: Sendable {
     public var messageBatching = MessageBatchSettings()
     /// MQTT_PORT: the MQTT 5.0 listener (Relay protocol, docs/mqtt.md) on this port; nil: off.
     public var mqttPort: Int?
-    /// MQTT_*: the listener's limits (docs/SECURITY.md, "The MQTT listener").
-    public var relay = RelaySettings()
+    /// APNS_*, VAPID_*, FCM_*, PUSH_*: push to devices without a socket (docs/push.md).
+    public var push = PushSettings()
 
     public init() {}
 
