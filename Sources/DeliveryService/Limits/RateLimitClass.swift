@@ -8,6 +8,8 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
     /// registerDeviceToken, unregisterDeviceToken: each may cost a DNS lookup (a Web Push endpoint)
     /// and rewrites a user's push registrations.
     case pushRegistration
+    /// MQTT SUBSCRIBE and UNSUBSCRIBE, one token per Topic Filter examined (docs/mqtt.md).
+    case subscribe
 
     /// Chosen so that a normal client never meets them.
     public var defaultRule: RateLimitRule {
@@ -17,6 +19,7 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
         case .keyPackages: RateLimitRule(ratePerSecond: 5, burst: 50)
         case .membership: RateLimitRule(ratePerSecond: 5, burst: 50)
         case .pushRegistration: RateLimitRule(ratePerSecond: 1, burst: 20)
+        case .subscribe: RateLimitRule(ratePerSecond: 20, burst: 500)
         }
     }
 

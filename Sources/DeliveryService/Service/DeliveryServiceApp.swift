@@ -76,6 +76,7 @@ public final class DeliveryServiceApp: Sendable {
             pushPresence = nil
         }
         let rateLimits = RateLimits(configuration: configuration.rateLimits)
+        let serviceAuth = ServiceAuthChecks(verifier: verifier, resolver: resolver)
         self.metrics = metrics
         self.rateLimits = rateLimits
         let router = XRPCRouter(
@@ -86,7 +87,7 @@ public final class DeliveryServiceApp: Sendable {
                 "/.well-known/did.json": PlainRoutes.didDocument(serviceDID: configuration.serviceDID,
                                                                   endpoint: configuration.serviceEndpoint),
             ],
-            serviceAuth: ServiceAuthChecks(verifier: verifier, resolver: resolver),
+            serviceAuth: serviceAuth,
             log: log, rateLimits: rateLimits, metrics: metrics,
             webSocketRoutes: [EventService.subscribeNSID: { request, authenticate in
                 try events.upgrade(request, authenticate: authenticate)
@@ -95,12 +96,19 @@ public final class DeliveryServiceApp: Sendable {
         var streams: [StreamListener] = []
         if let port = configuration.mqttPort {
             let pending = RelayPending()
+            let settings = configuration.relay
+            let workers = settings.effectiveWorkerThreads(workerThreads: configuration.http.workerThreads,
+                                                          poolSize: configuration.database.poolSize)
             let context = RelayContext(env: environment, source: events.source, hub: events.hub,
-                                       workers: EventWorkers(threads: configuration.http.workerThreads, name: "relay"),
-                                       node: node, pending: pending)
+                                       workers: EventWorkers(threads: workers, name: "relay"),
+                                       node: node, pending: pending, settings: settings, rateLimits: rateLimits, metrics: metrics)
+            var listener = MQTTServerConfiguration()
+            listener.maximumUnsentBytes = settings.maxUnsentBytes
+            listener.maximumTopicFilters = settings.maxFiltersPerSubscribe
             let broker = RelayBroker(
-                configuration: MQTTServerConfiguration(), context: context,
-                authenticator: RelayAuthenticator(verifier: verifier, store: store, rateLimits: rateLimits, metrics: metrics),
+                configuration: listener, context: context,
+                authenticator: RelayAuthenticator(checks: serviceAuth, store: store, rateLimits: rateLimits, metrics: metrics,
+                                                  maxClientsPerDID: settings.maxClientsPerDID),
                 publisher: RelayPublisher(env: environment, rateLimits: rateLimits, metrics: metrics, pending: pending))
             relay = broker
             // TLS with the same certificate as HTTPS when TLS_CERT_FILE / TLS_KEY_FILE are set.

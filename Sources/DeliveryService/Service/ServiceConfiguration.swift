@@ -33,6 +33,8 @@ public struct ServiceConfiguration: Sendable {
     public var mqttPort: Int?
     /// APNS_*, VAPID_*, FCM_*, PUSH_*: push to devices without a socket (docs/push.md).
     public var push = PushSettings()
+    /// MQTT_*: the listener's limits (docs/SECURITY.md, "The MQTT listener").
+    public var relay = RelaySettings()
 
     public init() {}
 
