@@ -73,8 +73,11 @@ let package = Package(
         // lexicons, the schema-driven projection of requests, signed bodies and their transcripts,
         // coordinates. No HTTP, no SQL: the service and the client share it.
         .target(name: "ChatProtocol", dependencies: ["Basics", "JSON", "Primitives"]),
+        // Push to devices without a socket: payloads, Web Push encryption (RFC 8291), the provider
+        // and VAPID tokens, the FCM grant, and the senders of each platform (docs/push.md).
+        .target(name: "Push", dependencies: ["Basics", "JSON", "Primitives", "HTTP"]),
         // XRPC routes and the blue.catbird.mls.* methods.
-        .target(name: "DeliveryService", dependencies: ["Basics", "JSON", "Lexicon", "ChatProtocol", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore", "MQTT", "MQTTServer"]),
+        .target(name: "DeliveryService", dependencies: ["Basics", "JSON", "Lexicon", "ChatProtocol", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore", "MQTT", "MQTTServer", "Push"]),
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
 
         // The client side: XRPC client and conversation layer over the MLS core; no server code.
@@ -99,6 +102,7 @@ let package = Package(
         .testTarget(name: "PrimitivesTests", dependencies: ["Basics", "Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["Basics", "MLS", "MLSVectors", "MLSMutations", "MLSTestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["Basics", "HTTP"]),
+        .testTarget(name: "PushTests", dependencies: ["Basics", "JSON", "Primitives", "Push"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"], exclude: ["Fixtures"]),
         .testTarget(name: "MQTTServerTests", dependencies: ["MQTT", "MQTTServer", "MQTTClient", "HTTP"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),

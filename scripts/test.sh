@@ -20,6 +20,9 @@ fi
 export DATABASE_URL
 export MLS_TEST_VECTORS="${MLS_TEST_VECTORS:-$root/../shared/mls-test-vectors}"
 
+# The push stand-ins' Python (h2, http_ece, py_vapid; Tests/PushStandIns): the interop environment.
+export PUSH_STANDIN_PYTHON="${PUSH_STANDIN_PYTHON:-$(scripts/interop-venv.sh)}"
+
 swift build --build-tests
 # A failed test fails the run: nothing is rerun.
 swift test --skip-build --disable-swift-testing ${TEST_FILTER:+--filter "$TEST_FILTER"}

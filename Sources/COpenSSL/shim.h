@@ -55,4 +55,21 @@ static inline void copenssl_SSL_CTX_configure_server(SSL_CTX *ctx) {
     SSL_CTX_set_alpn_select_cb(ctx, copenssl_alpn_select_http11, NULL);
 }
 static inline int copenssl_SSL_FILETYPE_PEM(void) { return SSL_FILETYPE_PEM; }
+/* A private key from PEM (PKCS#8, SEC1 or PKCS#1). An encrypted key is refused: the callback
+   supplies no passphrase, where OpenSSL's default one would prompt on the terminal. */
+static inline int copenssl_no_passphrase(char *buffer, int size, int rwflag, void *arg) {
+    (void)buffer; (void)size; (void)rwflag; (void)arg;
+    return 0;
+}
+static inline EVP_PKEY *copenssl_private_key_from_pem(const unsigned char *pem, int length) {
+    BIO *bio = BIO_new_mem_buf(pem, length);
+    if (bio == NULL) return NULL;
+    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, copenssl_no_passphrase, NULL);
+    BIO_free(bio);
+    return key;
+}
+/* Client-side TLS: offer one ALPN protocol (RFC 7301 §3.1), e.g. "\x02h2". */
+static inline int copenssl_SSL_set_alpn(SSL *ssl, const unsigned char *protocols, unsigned int length) {
+    return SSL_set_alpn_protos(ssl, protocols, length);
+}
 #endif

@@ -137,7 +137,7 @@ extension DeliveryStore {
         let quotaLocks = form == .locked
             ? [PGStatement(MessageQuotaSQL.ensureUsage, [senders]), PGStatement(MessageQuotaSQL.lockUsage, [senders])] : []
         let statements = [PGStatement(MessageBatchSQL.lockConvos, [PGArray(convoIDs)])]
-            + quotaLocks + [PGStatement(form.sql, parameters)]
+            + quotaLocks + [PGStatement(form.sql(pushing: configuration.pushEnabled), parameters)]
         let announce = PGStatement(MessageBatchSQL.announce, [configuration.eventChannel, PGArray(convoIDs)])
         let committed = try guarded { try database.pipelinedTransaction(statements, afterCommit: [announce]) }
         if committed.afterCommitFailure != nil {

@@ -20,18 +20,66 @@ public struct RelayWelcome: Sendable, Equatable {
     public var welcome: [UInt8]
 }
 
+/// The outcome of binding a client_id at CONNECT.
+public enum RelayClientBinding: Sendable, Equatable {
+    /// Bound to this DID (the caller's, or another's that bound it first).
+    case bound(owner: String)
+    /// New, and its DID holds as many client_ids as it may.
+    case full
+}
+
+/// Where a Session's follow of a conversation may start, read in one statement (one snapshot), so
+/// that a removal committed meanwhile is always after the start: the follow then reaches it.
+public enum RelayFollowStart: Sendable, Equatable {
+    /// A current member: from just after its latest join (the membershipChangeEvent that follows
+    /// the commit adding it), or the log's end when the log no longer holds that join.
+    case member(after: Int64)
+    case notMember
+    /// The conversation does not exist (yet).
+    case noConversation
+}
+
 /// The tables of the MQTT listener's Relay protocol: client_ids bound to DIDs, which client
 /// published which KeyPackage, acknowledged Welcomes, and Sessions kept across connections and nodes.
 extension DeliveryStore {
-    /// Binds `clientID` to `did` unless it is bound already; returns the DID it is bound to.
-    public func bindRelayClient(_ clientID: String, to did: DID) throws(DeliveryStoreError) -> String {
+    /// Binds `clientID` to `did` unless it is bound already, and notes that it connected now. A new
+    /// binding is refused (`.full`) when `did` holds `maxPerDID` already: the count is taken under a
+    /// lock on the DID, so concurrent CONNECTs cannot pass it together.
+    public func bindRelayClient(_ clientID: String, to did: DID, maxPerDID: Int) throws(DeliveryStoreError) -> RelayClientBinding {
         try run { transaction throws(DeliveryStoreError) in
             try guarded {
-                _ = try transaction.connection.execute(
+                let connection = transaction.connection
+                let existing = try connection.query(
+                    "UPDATE mqtt_clients SET last_seen_at = clock_timestamp() WHERE client_id = $1 RETURNING did", [clientID])
+                if let row = existing.first { return .bound(owner: try row.string("did")) }
+                _ = try connection.query("SELECT pg_advisory_xact_lock(hashtextextended('mqtt_clients ' || $1, 0))", [did])
+                let held = try connection.query("SELECT count(*) AS n FROM mqtt_clients WHERE did = $1", [did]).first?.int64("n") ?? 0
+                guard held < Int64(maxPerDID) else { return .full }
+                _ = try connection.execute(
                     "INSERT INTO mqtt_clients (client_id, did) VALUES ($1, $2) ON CONFLICT (client_id) DO NOTHING", [clientID, did])
-                let rows = try transaction.connection.query("SELECT did FROM mqtt_clients WHERE client_id = $1", [clientID])
+                let rows = try connection.query("SELECT did FROM mqtt_clients WHERE client_id = $1", [clientID])
                 guard let row = rows.first else { throw DeliveryStoreError.invalidArgument("client binding vanished") }
-                return try row.string("did")
+                return .bound(owner: try row.string("did"))
+            }
+        }
+    }
+
+    /// Unbinds client_ids that last connected before `idleBefore` and have no Session left: their
+    /// KeyPackages stay (XRPC serves them) but no longer belong to a Relay client. Returns how many.
+    public func purgeIdleRelayClients(idleBefore: Date, limit: Int = 1000) throws(DeliveryStoreError) -> Int {
+        try run { transaction throws(DeliveryStoreError) in
+            try guarded {
+                let connection = transaction.connection
+                let idle = try connection.query("""
+                    SELECT client_id FROM mqtt_clients c WHERE last_seen_at < $1
+                      AND NOT EXISTS (SELECT 1 FROM mqtt_sessions s WHERE s.client_id = c.client_id)
+                    LIMIT $2 FOR UPDATE SKIP LOCKED
+                    """, [idleBefore, Int64(limit)]).map { try $0.string("client_id") }
+                guard !idle.isEmpty else { return 0 }
+                try connection.execute("DELETE FROM mqtt_key_packages WHERE client_id = ANY($1)", [PGArray(idle)])
+                try connection.execute("DELETE FROM mqtt_welcome_acks WHERE client_id = ANY($1)", [PGArray(idle)])
+                try connection.execute("DELETE FROM mqtt_clients WHERE client_id = ANY($1)", [PGArray(idle)])
+                return idle.count
             }
         }
     }
@@ -72,14 +120,16 @@ extension DeliveryStore {
         }
     }
 
-    /// `clientID`'s unconsumed, unexpired KeyPackages (as published), oldest first.
+    /// What `relay/k/{client_id}` hands out, at most what getKeyPackages would: one unconsumed,
+    /// unexpired KeyPackage (as published) of each cipher suite the client published, a one-time
+    /// package before a last-resort one, the oldest first; by suite.
     public func relayKeyPackages(of clientID: String) throws(DeliveryStoreError) -> [[UInt8]] {
         try run { transaction throws(DeliveryStoreError) in
             try guarded {
                 try transaction.connection.query("""
-                    SELECT p.key_package FROM key_packages p JOIN mqtt_key_packages m USING (key_package_ref)
+                    SELECT DISTINCT ON (p.cipher_suite) p.key_package FROM key_packages p JOIN mqtt_key_packages m USING (key_package_ref)
                     WHERE m.client_id = $1 AND p.consumed_at IS NULL AND p.expires_at > clock_timestamp()
-                    ORDER BY p.created_at, p.key_package_ref
+                    ORDER BY p.cipher_suite, p.last_resort, p.created_at, p.key_package_ref
                     """, [clientID]).map { try $0.bytes("key_package") }
             }
         }
@@ -125,6 +175,36 @@ extension DeliveryStore {
                     """, [welcomeID]).first.map { row in
                     RelayWelcome(id: try row.int64("id"), convoID: try row.string("convo_id"), welcome: try row.bytes("welcome"))
                 }
+            }
+        }
+    }
+
+    /// Whether `did` may follow the conversation, and from where (`RelayFollowStart`).
+    public func relayFollowStart(convoID: String, did: DID) throws(DeliveryStoreError) -> RelayFollowStart {
+        try run { transaction throws(DeliveryStoreError) in
+            try guarded {
+                guard let row = try transaction.connection.query("""
+                    SELECT EXISTS (SELECT 1 FROM members m WHERE m.convo_id = c.convo_id AND m.did = $2 AND m.left_at IS NULL) AS member,
+                           (SELECT max(e.event_seq) FROM events e
+                            WHERE e.convo_id = c.convo_id AND e.type = 'membershipChangeEvent' AND e.payload->>'did' = $2
+                              AND e.payload->>'action' = 'joined') AS joined,
+                           c.last_event_seq
+                    FROM convos c WHERE c.convo_id = $1
+                    """, [convoID, did]).first else { return .noConversation }
+                guard try row.bool("member") else { return .notMember }
+                return .member(after: try row.optionalInt64("joined") ?? row.int64("last_event_seq"))
+            }
+        }
+    }
+
+    /// Which of `convoIDs` `did` is a current member of.
+    public func relayMemberships(of did: DID, among convoIDs: [String]) throws(DeliveryStoreError) -> Set<String> {
+        guard !convoIDs.isEmpty else { return [] }
+        return try run { transaction throws(DeliveryStoreError) in
+            try guarded {
+                Set(try transaction.connection.query("""
+                    SELECT DISTINCT convo_id FROM members WHERE did = $1 AND left_at IS NULL AND convo_id = ANY($2)
+                    """, [did, PGArray(convoIDs)]).map { try $0.string("convo_id") })
             }
         }
     }

@@ -31,12 +31,15 @@ public final class DeliveryStore: Sendable {
         public var maxConvosPerUser: Int
         /// How many KeyPackages of one owner commits may use per window.
         public var keyPackageUses: KeyPackageUseLimits
+        /// Whether messages, commits and Welcomes queue pushes for their recipients' registered
+        /// devices (docs/push.md): on when a push platform is configured.
+        public var pushEnabled: Bool
 
         public init(
             keyPackageLimit: Int = 200, acceptsPreviousEpochMessages: Bool = false,
             idempotencyLifetime: TimeInterval = 86_400, eventChannel: String = "convo_events",
             messageQuotaBytes: Int64 = 1 << 30, maxConvosPerUser: Int = 10_000,
-            keyPackageUses: KeyPackageUseLimits = KeyPackageUseLimits()
+            keyPackageUses: KeyPackageUseLimits = KeyPackageUseLimits(), pushEnabled: Bool = false
         ) {
             self.keyPackageLimit = keyPackageLimit
             self.acceptsPreviousEpochMessages = acceptsPreviousEpochMessages
@@ -45,6 +48,7 @@ public final class DeliveryStore: Sendable {
             self.messageQuotaBytes = messageQuotaBytes
             self.maxConvosPerUser = maxConvosPerUser
             self.keyPackageUses = keyPackageUses
+            self.pushEnabled = pushEnabled
         }
     }
 

@@ -47,6 +47,8 @@ public enum DeliveryStoreError: Error, Sendable, Equatable {
     /// The request's service-auth token was used before (AUTH.md check 9, recorded in the write's
     /// own transaction).
     case tokenReplayed
+    /// The user already has `limit` other devices registered for push.
+    case tooManyPushDevices(limit: Int)
     /// The caller broke an argument precondition (e.g. a member list with a duplicate leaf).
     case invalidArgument(String)
     case database(StoreError)

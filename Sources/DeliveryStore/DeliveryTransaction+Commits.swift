@@ -44,8 +44,14 @@ extension DeliveryTransaction {
                 """, [convoID, newEpoch, application.newPublicState, application.newGroupInfo, application.freezes])
             try applyMemberDiff(convoID, diff, epoch: newEpoch)
             try consumeKeyPackages(application.consumedKeyPackages, by: application.senderDID, convoID: convoID)
-            try storeWelcomes(convoID, application.welcomes, epoch: newEpoch)
+            try storeWelcomes(convoID, application.welcomes, epoch: newEpoch, sender: application.senderDID)
             try dropCoveredProposals(convoID, refs: application.coveredProposalRefs)
+            if configuration.pushEnabled {
+                // The members it adds cannot process it: they are woken by their Welcome.
+                try enqueuePushes(PushEvent(kind: PushEvent.commitKind, convoID: convoID, seq: seq, epoch: application.commitEpoch,
+                                            messageID: msgID),
+                                  to: .members(except: application.senderDID, joinedBefore: newEpoch))
+            }
 
             // The commit message is the first event (its own row); these follow it.
             var events = diff.changes.map(PendingEvent.membership)

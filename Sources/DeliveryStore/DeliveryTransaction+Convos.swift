@@ -37,7 +37,7 @@ extension DeliveryTransaction {
 
             try insertMembers(convoID, diff.joined, epoch: creation.epoch, admins: [creation.creatorDID.rawValue])
             try consumeKeyPackages(creation.consumedKeyPackages, by: creation.creatorDID, convoID: convoID)
-            try storeWelcomes(convoID, creation.welcomes, epoch: creation.epoch)
+            try storeWelcomes(convoID, creation.welcomes, epoch: creation.epoch, sender: creation.creatorDID)
             if let commit = creation.initialCommit {
                 // The commit message is the log's first event (its own row); the joins follow it.
                 let commitEpoch = creation.epoch - 1

@@ -51,6 +51,11 @@ extension DeliveryTransaction {
                 VALUES ($1, $2, $3, $4, 'app', $5, $6, $7, $8, $9, $10, $11)
                 """, [message.convoID, seq, message.msgID, message.epoch, message.senderDID, ciphertext, hash,
                       Int32(size), message.paddedSize.map { Int32($0) }, receivedAt, eventSeq])
+            if configuration.pushEnabled {
+                try enqueuePushes(PushEvent(kind: PushEvent.messageKind, convoID: message.convoID, seq: seq, epoch: message.epoch,
+                                            messageID: message.msgID),
+                                  to: .members(except: message.senderDID))
+            }
             try announceEvents(message.convoID, through: eventSeq)
             return AppendedMessage(seq: seq, receivedAt: receivedAt, epoch: message.epoch, duplicate: false)
         }

@@ -52,18 +52,26 @@ extension DeliveryTransaction {
         }
     }
 
-    /// Stores each Welcome once for `epoch`, with one row per recipient pointing to it.
-    func storeWelcomes(_ convoID: String, _ welcomes: [WelcomeDelivery], epoch: Int64) throws {
+    /// Stores each Welcome once for `epoch`, with one row per recipient pointing to it, and queues
+    /// a push for the recipients' devices (not `sender`'s).
+    func storeWelcomes(_ convoID: String, _ welcomes: [WelcomeDelivery], epoch: Int64, sender: DID) throws {
         for delivery in welcomes where !delivery.recipients.isEmpty {
             let stored = try connection.query("""
                 INSERT INTO welcome_messages (convo_id, epoch, welcome) VALUES ($1, $2, $3) RETURNING id
                 """, [convoID, epoch, delivery.welcome])
+            let welcomeID = try stored[0].int64("id")
             try connection.execute("""
                 INSERT INTO welcomes (convo_id, recipient_did, welcome_id, key_package_ref, epoch)
                 SELECT $1, r.recipient, $2, r.ref, $3
                 FROM unnest($4::text[], $5::bytea[]) AS r(recipient, ref)
-                """, [convoID, try stored[0].int64("id"), epoch, PGArray(delivery.recipients.map(\.did)),
+                """, [convoID, welcomeID, epoch, PGArray(delivery.recipients.map(\.did)),
                       PGArray(delivery.recipients.map(\.keyPackageRef))])
+            if configuration.pushEnabled {
+                // Recipients were checked to be DIDs of the group's members (`checkRecipients`).
+                let recipients = Set(delivery.recipients.map(\.did)).sorted().compactMap { try? DID($0) }
+                try enqueuePushes(PushEvent(kind: PushEvent.welcomeKind, convoID: convoID, epoch: epoch, contentID: welcomeID),
+                                  to: .users(recipients, except: sender))
+            }
         }
     }
 }

@@ -61,18 +61,25 @@ enum MessageBatchSQL {
             }
         }
 
-        var sql: String {
-            switch self {
-            case .fresh: MessageBatchSQL.appendFresh
-            case .checked: MessageBatchSQL.appendChecked
-            case .locked: MessageBatchSQL.appendLocked
+        /// The form's statement; `pushing`: it also queues the accepted messages' pushes (docs/push.md).
+        func sql(pushing: Bool) -> String {
+            switch (self, pushing) {
+            case (.fresh, false): MessageBatchSQL.appendFresh
+            case (.checked, false): MessageBatchSQL.appendChecked
+            case (.locked, false): MessageBatchSQL.appendLocked
+            case (.fresh, true): MessageBatchSQL.appendFreshPushing
+            case (.checked, true): MessageBatchSQL.appendCheckedPushing
+            case (.locked, true): MessageBatchSQL.appendLockedPushing
             }
         }
     }
 
-    private static let appendFresh = append(probingRepeats: false, lockedSenders: false)
-    private static let appendChecked = append(probingRepeats: true, lockedSenders: false)
-    private static let appendLocked = append(probingRepeats: true, lockedSenders: true)
+    private static let appendFresh = append(probingRepeats: false, lockedSenders: false, pushing: false)
+    private static let appendChecked = append(probingRepeats: true, lockedSenders: false, pushing: false)
+    private static let appendLocked = append(probingRepeats: true, lockedSenders: true, pushing: false)
+    private static let appendFreshPushing = append(probingRepeats: false, lockedSenders: false, pushing: true)
+    private static let appendCheckedPushing = append(probingRepeats: true, lockedSenders: false, pushing: true)
+    private static let appendLockedPushing = append(probingRepeats: true, lockedSenders: true, pushing: true)
 
     /// One statement for the whole batch, in `appendMessage`'s order of checks: token replay,
     /// conversation, membership, msgId (a repeat by the same sender returns the first result),
@@ -83,10 +90,13 @@ enum MessageBatchSQL {
     /// carries a result across. `charged` runs last (after `written`), so a sender's row stays
     /// locked only from there to the commit.
     ///
+    /// With `pushing`, `pushed` (`PushOutboxSQL.batchStep`) queues a push for each recipient
+    /// device of the accepted messages, in the same statement and so the same transaction.
+    ///
     /// Parameters: `$1`…`$11` one array entry per message (convo, msgId, epoch, sender,
     /// ciphertext, content hash, size, padded size, token iss, jti, replay record's end), `$12`
     /// whether the previous epoch is accepted, `$13` the quota.
-    private static func append(probingRepeats: Bool, lockedSenders: Bool) -> String {
+    private static func append(probingRepeats: Bool, lockedSenders: Bool, pushing: Bool) -> String {
         """
         WITH RECURSIVE input AS (
             SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::bytea[], $6::bytea[],
@@ -150,6 +160,7 @@ enum MessageBatchSQL {
             FROM accepted
             RETURNING seq
         ),
+        \(pushing ? PushOutboxSQL.batchStep : "")
         counters AS (
             UPDATE convos c SET last_seq = a.last_seq, last_event_seq = a.last_event_seq,
                                 last_message_at = (SELECT at FROM clock)

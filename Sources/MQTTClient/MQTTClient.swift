@@ -41,6 +41,8 @@ public final class MQTTClient {
         public var retain: Bool
         public var dup: Bool
         public var packetIdentifier: UInt16?
+        /// The User Properties it carried, in order (MQTT 5.0 §3.3.2.3.7).
+        public var userProperties: [StringPair] = []
     }
 
     public enum Failure: Error, Equatable, CustomStringConvertible {
@@ -284,7 +286,8 @@ public final class MQTTClient {
         switch packet {
         case .publish(let publish):
             inbox.append(Message(topic: publish.topicName, payload: publish.payload, qos: publish.qos, retain: publish.retain,
-                                 dup: publish.dup, packetIdentifier: publish.packetIdentifier))
+                                 dup: publish.dup, packetIdentifier: publish.packetIdentifier,
+                                 userProperties: publish.properties.userProperties))
             if autoAcknowledge, let identifier = publish.packetIdentifier { try acknowledge(identifier) }
         case .puback(let ack): pubacks[ack.packetIdentifier] = ack
         case .suback(let ack): subacks[ack.packetIdentifier] = ack

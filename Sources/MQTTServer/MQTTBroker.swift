@@ -17,6 +17,9 @@ public protocol MQTTConnectionDelegate: AnyObject {
     /// One of `.authenticate`, `.publish`, `.subscribe`, `.unsubscribe`, `.delivered`,
     /// `.acknowledged`, `.discarded`, `.sessionDisconnected` (the rest is the listener's).
     func perform(_ action: MQTTServerAction)
+    /// False while the work the connection handed over is more than the service takes from one
+    /// connection: the listener reads no more from it until the service calls `MQTTLink.resumeInput`.
+    var acceptsInput: Bool { get }
     /// The connection is gone; nothing more will be called.
     func closed()
 }
@@ -39,4 +42,12 @@ public final class MQTTLink: Sendable {
         guard !events.isEmpty else { return }
         handle.post(events)
     }
+
+    /// The delegate's work drained: the listener asks `acceptsInput` again and reads on if it may.
+    public func resumeInput() {
+        handle.post(InputReady())
+    }
+
+    /// What `resumeInput` posts.
+    struct InputReady: Sendable {}
 }

@@ -25,6 +25,12 @@ final class MQTTStreamSession: StreamSession {
     private var connection: MQTTServerConnection
     private var initial: [MQTTServerAction]
     private let delegate: any MQTTConnectionDelegate
+    /// The protocol core holds input back (packets after CONNECT wait for its outcome, §3.1.4).
+    private var corePaused = false
+    /// Whether reading is paused now, for either reason (the core's, or the delegate's backlog).
+    private var paused = false
+    /// The connection ended for a client that read too slowly: nothing more is queued for it.
+    private var overflowed = false
 
     init(configuration: MQTTServerConfiguration, delegate: any MQTTConnectionDelegate, now: UInt64) {
         (connection, initial) = MQTTServerConnection.open(configuration: configuration, now: now)
@@ -46,6 +52,8 @@ final class MQTTStreamSession: StreamSession {
             handle(event, io: &io)
         } else if let events = message as? [MQTTServerEvent] {
             for event in events { handle(event, io: &io) }
+        } else if message is MQTTLink.InputReady {
+            updateReading(io: &io)
         }
     }
 
@@ -69,17 +77,46 @@ final class MQTTStreamSession: StreamSession {
     }
 
     private func apply(_ actions: [MQTTServerAction], io: inout StreamIO) {
+        var overflow = false
         for action in actions {
             switch action {
-            case .send(let packet): io.send(packet.encoded())
+            case .send(let packet):
+                guard !overflowed else { continue }
+                let bytes = packet.encoded()
+                // A client that does not read what it is sent: at the limit, what waits for it goes
+                // and the connection ends (its QoS 1 messages stay in the Session, as unacknowledged).
+                if io.unsentBytes + bytes.count > connection.configuration.maximumUnsentBytes {
+                    overflowed = true
+                    overflow = true
+                    continue
+                }
+                io.send(bytes)
             case .sendBytes(let bytes): io.send(bytes)
             case .close: io.closeAfterSending()
             case .armDeadline(let time): io.setDeadline(time)
-            case .pauseReading: io.pauseReading()
-            case .resumeReading: io.resumeReading()
+            case .pauseReading: corePaused = true
+            case .resumeReading: corePaused = false
             case .authenticate, .publish, .subscribe, .unsubscribe, .delivered, .acknowledged, .discarded, .sessionDisconnected:
                 delegate.perform(action)
             }
         }
+        if overflow {
+            io.discardUnsent()
+            overflowed = false
+            let limit = connection.configuration.maximumUnsentBytes
+            handle(.disconnect(reasonCode: .quotaExceeded, reasonString: "more than \(limit) bytes waited for the client to read them"),
+                   io: &io)
+            overflowed = true
+            return
+        }
+        updateReading(io: &io)
+    }
+
+    /// Reads while neither the core nor the delegate holds input back.
+    private func updateReading(io: inout StreamIO) {
+        let pause = corePaused || !delegate.acceptsInput
+        guard pause != paused else { return }
+        paused = pause
+        if pause { io.pauseReading() } else { io.resumeReading() }
     }
 }

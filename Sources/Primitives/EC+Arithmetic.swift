@@ -112,6 +112,12 @@ final class BigNumber {
         secret = false
     }
 
+    /// Owns a BIGNUM holding a secret (cleared when freed).
+    init(takingSecret pointer: OpaquePointer) {
+        self.pointer = pointer
+        secret = true
+    }
+
     deinit {
         if secret { BN_clear_free(pointer) } else { BN_free(pointer) }
     }

@@ -92,7 +92,8 @@ final class ConfigurationTests: XCTestCase {
         uniqueKeysWithValues: ServiceConfiguration.environmentVariables.map { ($0.name, $0.example) })
 
     /// Each declared variable, set alone to its example, changes the configuration or refuses the
-    /// start (half of the TLS pair): none is declared without being read.
+    /// start for want of its set's other part (half of the TLS pair, of a push platform's
+    /// credentials): none is declared without being read.
     func testEveryDeclaredVariable_IsRead() throws {
         let defaults = String(describing: try configuration([:]))
         for variable in ServiceConfiguration.environmentVariables {
@@ -100,7 +101,8 @@ final class ConfigurationTests: XCTestCase {
                 let changed = String(describing: try configuration([variable.name: variable.example]))
                 XCTAssertTrue(changed != defaults, "\(variable.name)=\(variable.example) changed nothing: is it read?")
             } catch {
-                XCTAssertTrue(variable.name.hasPrefix("TLS_"), "\(variable.name)=\(variable.example) refused: \(error)")
+                XCTAssertNotEqual(error.variable, variable.name, "\(variable.name)=\(variable.example) refused: \(error)")
+                XCTAssertTrue(error.problem.contains(variable.name), "the refusal names what is set: \(error)")
             }
         }
         let tls = try configuration(["TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": "/k.pem"])
@@ -259,6 +261,29 @@ final class ConfigurationTests: XCTestCase {
                        "TLS_KEY_FILE: not set, but TLS_CERT_FILE is: set both to serve TLS, or neither")
         refusal(["TLS_KEY_FILE": "/k.pem"], names: "TLS_CERT_FILE")
         refusal(["TLS_CERT_FILE": "/c.pem", "TLS_KEY_FILE": ""], names: "TLS_KEY_FILE")
+    }
+
+    /// Each push platform is off until all its credentials are set; a part alone refuses the start.
+    func testPushPlatforms_AreAllOrNothing() throws {
+        XCTAssertFalse(try configuration([:]).push.enabled)
+        XCTAssertTrue(try configuration(["VAPID_PRIVATE_KEY_FILE": "/v.pem", "VAPID_SUBJECT": "mailto:a@b.example"]).push.enabled)
+        refusal(["VAPID_PRIVATE_KEY_FILE": "/v.pem"], names: "VAPID_SUBJECT")
+        refusal(["VAPID_PRIVATE_KEY_FILE": "/v.pem", "VAPID_SUBJECT": "ops@example.com"], names: "VAPID_SUBJECT")
+        refusal(["FCM_URL": "https://fcm.example/send"], names: "FCM_SERVICE_ACCOUNT_FILE")
+        XCTAssertEqual(try configuration(["FCM_SERVICE_ACCOUNT_FILE": "/a.json", "FCM_TOKEN_URL": "https://o.example/token"]).push.fcm?.tokenURL,
+                       "https://o.example/token")
+    }
+
+    /// A key file the service cannot use refuses the start, naming its variable.
+    func testUnusablePushKeys_RefuseTheStart() throws {
+        for (variable, extra) in [
+            ("VAPID_PRIVATE_KEY_FILE", ["VAPID_PRIVATE_KEY_FILE": "/nonexistent.pem", "VAPID_SUBJECT": "mailto:a@b.example"]),
+            ("FCM_SERVICE_ACCOUNT_FILE", ["FCM_SERVICE_ACCOUNT_FILE": "/etc/hostname"]),
+        ] {
+            XCTAssertThrowsError(try ServiceHarness(environment: extra)) { error in
+                XCTAssertEqual((error as? ConfigurationError)?.variable, variable, "\(error)")
+            }
+        }
     }
 
     /// No default audience: unset or empty, SERVICE_DID refuses the start (make run supplies the

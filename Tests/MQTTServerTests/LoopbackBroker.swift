@@ -15,8 +15,25 @@ final class LoopbackBroker: MQTTBroker, Sendable {
         var nextID: UInt64 = 1
         var closed = 0
         var sessionEnds: [SessionEnd] = []
+        /// While set, a connection that handed over a publish takes no more input.
+        var holdingInput = false
+        var publishes = 0
+        var links: [MQTTLink] = []
     }
     private let state = Mutex(State())
+
+    /// Publishes handed to the broker so far.
+    var publishCount: Int { state.withLock { $0.publishes } }
+
+    /// While `hold`, each connection that handed over a publish reads no more (its delegate's
+    /// `acceptsInput` is false); releasing tells every connection to read on.
+    func holdInput(_ hold: Bool) {
+        let links = state.withLock { state in
+            state.holdingInput = hold
+            return state.links
+        }
+        if !hold { for link in links { link.resumeInput() } }
+    }
 
     init(configuration: MQTTServerConfiguration = MQTTServerConfiguration()) {
         self.configuration = configuration
@@ -33,10 +50,13 @@ final class LoopbackBroker: MQTTBroker, Sendable {
         let broker: LoopbackBroker
         let link: MQTTLink
         var topics: [String] = []
+        var published = false
+        var acceptsInput: Bool { !(published && broker.state.withLock { $0.holdingInput }) }
 
         init(broker: LoopbackBroker, link: MQTTLink) {
             self.broker = broker
             self.link = link
+            broker.state.withLock { $0.links.append(link) }
         }
 
         func perform(_ action: MQTTServerAction) {
@@ -52,6 +72,8 @@ final class LoopbackBroker: MQTTBroker, Sendable {
                     }
                 }
             case .publish(let publish):
+                published = true
+                broker.state.withLock { $0.publishes += 1 }
                 if let identifier = publish.packetIdentifier {
                     if publish.message.topic.value.hasPrefix("refuse/") {
                         link.post(.publishRefused(packetIdentifier: identifier, reasonCode: .notAuthorized, reasonString: "refused"))

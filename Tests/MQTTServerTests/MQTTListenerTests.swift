@@ -51,6 +51,32 @@ final class MQTTListenerTests: XCTestCase {
         XCTAssertEqual(refused.properties.reasonString, "refused")
     }
 
+    /// While the broker takes no more work from a connection (its delegate's `acceptsInput` is
+    /// false), the listener reads no more from it: a client pipelining QoS 0 publishes gets no
+    /// further than what one read held; once the broker resumes input, the rest arrives.
+    func testADelegateTakingNoMoreInput_PausesReading_UntilItResumes() throws {
+        server.broker.holdInput(true)
+        let raw = try RawMQTT(port: server.port)
+        try raw.connect()
+        let publish = MQTTPacket.publish(PublishPacket(topicName: "a/b", payload: Array(repeating: 7, count: 1000), qos: .atMostOnce)).encoded()
+        nonisolated(unsafe) let writer = raw
+        let written = DispatchSemaphore(value: 0)
+        Thread {
+            for _ in 0..<2000 { try? writer.send(publish) }
+            written.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.5)
+        let held = server.broker.publishCount
+        XCTAssertGreaterThan(held, 0)
+        XCTAssertLessThan(held, 200, "about one read (64 KiB) of publishes, then nothing is read")
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(server.broker.publishCount, held, "nothing more while the broker holds input")
+        server.broker.holdInput(false)
+        for _ in 0..<1000 where server.broker.publishCount < 2000 { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(server.broker.publishCount, 2000)
+        XCTAssertEqual(written.wait(timeout: .now() + 10), .success)
+    }
+
     func testBadCredentials_GetACONNACKThenClose() throws {
         XCTAssertThrowsError(try client(user: "nobody")) { error in
             XCTAssertEqual(error as? MQTTClient.Failure, .refused(.badUserNameOrPassword, "who are you"))

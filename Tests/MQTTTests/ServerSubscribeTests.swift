@@ -33,6 +33,28 @@ final class ServerSubscribeTests: XCTestCase {
         XCTAssertEqual(h.receive(subscribe(5, ["#/x"])), [.send(.suback(SubAckPacket(packetIdentifier: 5, reasonCodes: [.topicFilterInvalid])))])
     }
 
+    /// A SUBSCRIBE or UNSUBSCRIBE of more filters than `maximumTopicFilters` is counted from its
+    /// lengths and answered at once, every filter refused (0x97 in SUBACK, 0x83 in UNSUBACK), none
+    /// decoded (an invalid one among them changes nothing) and the service not asked; at the limit the
+    /// packet goes to the service as usual.
+    func testTooManyFilters_AreRefusedWhole_BeforeTheyAreDecoded() throws {
+        var configuration = MQTTServerConfiguration()
+        configuration.maximumTopicFilters = 3
+        var h = ServerHarness.connected(configuration: configuration)
+        XCTAssertEqual(h.receive(subscribe(7, ["a", "b", "#/bad", "d"])),
+                       [.send(.suback(SubAckPacket(packetIdentifier: 7, reasonCodes: Array(repeating: .quotaExceeded, count: 4),
+                                                   properties: h.connection.reasonProperties("more than 3 Topic Filters in one packet"))))])
+        XCTAssertEqual(h.receive(.unsubscribe(UnsubscribePacket(packetIdentifier: 8, topicFilters: ["a", "b", "c", "d", "e"]))).sent,
+                       [.unsuback(UnsubAckPacket(packetIdentifier: 8, reasonCodes: Array(repeating: .implementationSpecificError, count: 5),
+                                                 properties: h.connection.reasonProperties("more than 3 Topic Filters in one packet")))])
+        let atTheLimit = h.receive(subscribe(9, ["a", "a", "c"]))
+        XCTAssertEqual(atTheLimit.count, 1)
+        guard case .subscribe(9, let requests)? = atTheLimit.first else { return XCTFail("\(atTheLimit)") }
+        XCTAssertEqual(requests.count, 3)
+        // An identifier still awaiting the service's answer is in use, whatever the packet's size.
+        XCTAssertEqual(h.receive(subscribe(9, ["a", "b", "c", "d"])).disconnect?.reasonCode, .protocolError)
+    }
+
     func testServiceAnswers_AreKeptWithinSubscribeReasonCodes() {
         var h = ServerHarness.connected()
         h.receive(subscribe(6, ["a", "b", "c", "d"], qos: .exactlyOnce))

@@ -11,6 +11,7 @@ public enum EnvironmentGroup: String, Sendable, CaseIterable {
     case events
     case mqtt
     case chat
+    case push
     case operations
 
     public var title: String {
@@ -24,6 +25,7 @@ public enum EnvironmentGroup: String, Sendable, CaseIterable {
         case .events: "Real-time events"
         case .mqtt: "MQTT"
         case .chat: "Chat contract"
+        case .push: "Push"
         case .operations: "Logs and metrics"
         }
     }
@@ -57,6 +59,9 @@ public enum EnvironmentGroup: String, Sendable, CaseIterable {
         case .chat:
             "The `blue.catbird.chat.*` contract the Catbird app calls (docs/chat.md), beside `blue.catbird.mls.*` on "
                 + "the same store, auth and limits."
+        case .push:
+            "Push to devices that hold no socket (docs/push.md): APNs, Web Push and FCM, each off until its variables "
+                + "are set, and the outbox workers that deliver from PostgreSQL."
         case .operations:
             "What the service says about itself: its JSON log lines on stderr and `/metrics` (docs/operations.md)."
         }

@@ -63,5 +63,21 @@ extension ServiceConfiguration {
         ) { value, config throws(ConfigurationError) in
             try value.rateLimitRule { config.rateLimits.perDID[.membership] = $0 }
         },
+        EnvironmentVariable(
+            "RATE_LIMIT_PUSH_REGISTRATION", .rateLimits, default: .value("1,20"), example: "2,3",
+            meaning: "Per caller DID: `registerDeviceToken`, `unregisterDeviceToken`.",
+            guards: "Endpoint checks (a DNS lookup each) and token churn driven by one account."
+        ) { value, config throws(ConfigurationError) in
+            try value.rateLimitRule { config.rateLimits.perDID[.pushRegistration] = $0 }
+        },
+        EnvironmentVariable(
+            "RATE_LIMIT_SUBSCRIBE", .rateLimits, default: .value("20,500"), example: "2,10",
+            meaning: "Per caller DID: MQTT SUBSCRIBE and UNSUBSCRIBE, one token per Topic Filter examined (a filter "
+                + "over it gets 0x97 in SUBACK, 0x83 in UNSUBACK). Held Welcomes count as `RATE_LIMIT_MEMBERSHIP`, sync "
+                + "barriers as `RATE_LIMIT_READ`.",
+            guards: "Subscription floods, each filter a membership query, from connections of one account."
+        ) { value, config throws(ConfigurationError) in
+            try value.rateLimitRule { config.rateLimits.perDID[.subscribe] = $0 }
+        },
     ]
 }

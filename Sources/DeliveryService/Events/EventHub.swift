@@ -41,6 +41,10 @@ final class EventHub: Sendable {
     private let onIdle: @Sendable () -> Void
     /// Payloads of the Relay channel (`relayChannel`), on the listener thread.
     private let relayHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// Told of every notification of the event channel (the push dispatcher: something may be due).
+    private let newsHandler = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Where followers that name a device are mirrored (push presence), when push runs.
+    private let presence = Mutex<PushPresence?>(nil)
     static let relayChannel = "relay_events"
 
     /// - Parameter onIdle: run on the fan-out thread about once a minute (expired-ticket cleanup).
@@ -72,7 +76,12 @@ final class EventHub: Sendable {
             guard state.subscriptions[id] == nil else { return true }
             if counted { state.socketsByDID[follower.did] = count + 1 }
             state.subscriptions[id] = follower
-            if follower.followsJoins { state.allConvosByDID[follower.did.rawValue, default: []].insert(id) }
+            if follower.followsJoins {
+                state.allConvosByDID[follower.did.rawValue, default: []].insert(id)
+                if let device = follower.pushDeviceID {
+                    devicePresence?.covers(follower, did: follower.did.rawValue, deviceID: device, convoIDs: ["*"])
+                }
+            }
             return true
         }
     }
@@ -85,6 +94,7 @@ final class EventHub: Sendable {
         let id = ObjectIdentifier(subscription)
         state.withLock { state in
             guard state.subscriptions.removeValue(forKey: id) != nil else { return }
+            if subscription.pushDeviceID != nil { devicePresence?.ends(subscription) }
             let count = (state.socketsByDID[subscription.did] ?? 1) - 1
             if counted { state.socketsByDID[subscription.did] = count > 0 ? count : nil }
             if var set = state.allConvosByDID[subscription.did.rawValue] {
@@ -103,11 +113,17 @@ final class EventHub: Sendable {
         state.withLock { state in
             guard state.subscriptions[id] != nil else { return }
             for convoID in convoIDs { state.byConvo[convoID, default: []].insert(id) }
+            if let device = subscription.pushDeviceID {
+                devicePresence?.covers(subscription, did: subscription.did.rawValue, deviceID: device, convoIDs: convoIDs)
+            }
         }
     }
 
     func unroute(_ convoID: String, from subscription: any EventFollower) {
-        state.withLock { state in Self.remove(ObjectIdentifier(subscription), from: convoID, in: &state) }
+        state.withLock { state in
+            Self.remove(ObjectIdentifier(subscription), from: convoID, in: &state)
+            if subscription.pushDeviceID != nil { devicePresence?.uncovers(subscription, convoID: convoID) }
+        }
     }
 
     private static func remove(_ id: ObjectIdentifier, from convoID: String, in state: inout State) {
@@ -125,6 +141,18 @@ final class EventHub: Sendable {
     func onRelayNotification(_ handler: @escaping @Sendable (String) -> Void) {
         relayHandler.withLock { $0 = handler }
     }
+
+    /// Called on the listener thread for every notification of the event channel; must not block.
+    func onNews(_ handler: @escaping @Sendable () -> Void) {
+        newsHandler.withLock { $0 = handler }
+    }
+
+    /// Followers that name a device are mirrored to `presence` from now on.
+    func mirrorPresence(to presence: PushPresence) {
+        self.presence.withLock { $0 = presence }
+    }
+
+    private var devicePresence: PushPresence? { presence.withLock { $0 } }
 
     // MARK: Threads
 
@@ -181,6 +209,7 @@ final class EventHub: Sendable {
                             relayHandler.withLock { $0 }?(notification.payload)
                         } else {
                             announce(notification.payload)
+                            newsHandler.withLock { $0 }?()
                         }
                     }
                 }

@@ -48,9 +48,10 @@ final class EventService: Sendable {
         workers.stop()
     }
 
-    /// A fresh ticket for `did`, optionally bound to one conversation.
-    func issueTicket(did: DID, convoID: String?) -> (text: String, expiresAt: Date) {
-        let issued = signer.issue(did: did.rawValue, convoID: convoID, now: clock())
+    /// A fresh ticket for `did`, optionally bound to one conversation, and naming the device whose
+    /// live subscription the socket is (docs/push.md).
+    func issueTicket(did: DID, convoID: String?, deviceID: String? = nil) -> (text: String, expiresAt: Date) {
+        let issued = signer.issue(did: did.rawValue, convoID: convoID, deviceID: deviceID, now: clock())
         return (issued.text, issued.ticket.expiresAt)
     }
 
@@ -102,6 +103,7 @@ final class EventService: Sendable {
                 for convo in try store.currentConvos(of: did) { initial[convo.convoID] = convo.lastEventSeq }
             }
         }
-        return .accept(EventSubscription(did: did, scope: scope, cursor: cursor, initial: initial, service: self))
+        return .accept(EventSubscription(did: did, scope: scope, cursor: cursor, initial: initial, service: self,
+                                         pushDeviceID: ticket.deviceID))
     }
 }

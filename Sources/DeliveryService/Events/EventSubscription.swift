@@ -36,10 +36,14 @@ final class EventSubscription: WebSocketHandler, EventFollower, Sendable {
     /// Without a cursor: each log's end when the upgrade was accepted, so the stream starts at the
     /// 101 response, not whenever the opening job runs.
     let initial: [String: Int64]
+    /// The device named by the ticket: while open, it is not pushed for what this socket follows.
+    let pushDeviceID: String?
     private let service: EventService
     private let state = Mutex(State())
 
-    init(did: DID, scope: Scope, cursor: EventCursor?, initial: [String: Int64], service: EventService) {
+    init(did: DID, scope: Scope, cursor: EventCursor?, initial: [String: Int64], service: EventService,
+         pushDeviceID: String? = nil) {
+        self.pushDeviceID = pushDeviceID
         self.did = did
         self.scope = scope
         self.cursor = cursor

@@ -12,6 +12,8 @@ struct SubscriptionTicket: Sendable, Equatable {
     var convoID: String?
     /// Milliseconds since 1970.
     var expiresAtMillis: Int64
+    /// The device the socket is the live subscription of (`did#deviceID`, docs/push.md), if named.
+    var deviceID: String? = nil
 
     var expiresAt: Date { Date(timeIntervalSince1970: Double(expiresAtMillis) / 1000) }
 }
@@ -24,7 +26,8 @@ enum SubscriptionTicketError: Error, Equatable {
 }
 
 /// Issues and verifies tickets: `base64url(payload) "." base64url(HMAC-SHA256(key, payload))`, where
-/// payload is the UTF-8 text `v1\n<id>\n<did>\n<convoId or empty>\n<expires, ms since 1970>`.
+/// payload is the UTF-8 text `v1\n<id>\n<did>\n<convoId or empty>\n<expires, ms since 1970>`, and
+/// `\n<deviceId>` after it when the ticket names a device.
 /// Stateless: any node holding the key verifies any node's tickets; single use is kept apart.
 struct SubscriptionTicketSigner: Sendable {
     static let version = "v1"
@@ -40,16 +43,17 @@ struct SubscriptionTicketSigner: Sendable {
         self.lifetime = lifetime
     }
 
-    func issue(did: String, convoID: String?, now: Date) -> (text: String, ticket: SubscriptionTicket) {
+    func issue(did: String, convoID: String?, deviceID: String? = nil, now: Date) -> (text: String, ticket: SubscriptionTicket) {
         let id = Hex.encode(SecureRandom.bytes(16))
         let expires = Int64((now.timeIntervalSince1970 + lifetime) * 1000)
-        let ticket = SubscriptionTicket(id: id, did: did, convoID: convoID, expiresAtMillis: expires)
+        let ticket = SubscriptionTicket(id: id, did: did, convoID: convoID, expiresAtMillis: expires, deviceID: deviceID)
         return (encode(ticket), ticket)
     }
 
     func encode(_ ticket: SubscriptionTicket) -> String {
-        let payload = Array([Self.version, ticket.id, ticket.did, ticket.convoID ?? "", String(ticket.expiresAtMillis)]
-            .joined(separator: "\n").utf8)
+        var fields = [Self.version, ticket.id, ticket.did, ticket.convoID ?? "", String(ticket.expiresAtMillis)]
+        if let device = ticket.deviceID { fields.append(device) }
+        let payload = Array(fields.joined(separator: "\n").utf8)
         // HMAC-SHA256 with a valid key does not fail; a failure would be an OpenSSL fault.
         let mac = (try? HMAC.authenticationCode(for: payload, key: key, hash: .sha256)) ?? []
         return Base64URL.encode(payload) + "." + Base64URL.encode(mac)
@@ -65,10 +69,10 @@ struct SubscriptionTicketSigner: Sendable {
         // Only this service writes payloads, but parse them strictly all the same.
         guard let string = String(validating: payload, as: UTF8.self) else { throw .invalid }
         let fields = string.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard fields.count == 5, fields[0] == Self.version, fields[1].utf8.count == 32, !fields[2].isEmpty,
-              let expires = Int64(fields[4]) else { throw .invalid }
+        guard fields.count == 5 || (fields.count == 6 && !fields[5].isEmpty), fields[0] == Self.version,
+              fields[1].utf8.count == 32, !fields[2].isEmpty, let expires = Int64(fields[4]) else { throw .invalid }
         let ticket = SubscriptionTicket(id: fields[1], did: fields[2], convoID: fields[3].isEmpty ? nil : fields[3],
-                                        expiresAtMillis: expires)
+                                        expiresAtMillis: expires, deviceID: fields.count == 6 ? fields[5] : nil)
         guard Double(expires) / 1000 > now.timeIntervalSince1970 else { throw .expired }
         return ticket
     }

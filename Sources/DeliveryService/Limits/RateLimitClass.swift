@@ -5,6 +5,11 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
     case read
     case keyPackages
     case membership
+    /// registerDeviceToken, unregisterDeviceToken: each may cost a DNS lookup (a Web Push endpoint)
+    /// and rewrites a user's push registrations.
+    case pushRegistration
+    /// MQTT SUBSCRIBE and UNSUBSCRIBE, one token per Topic Filter examined (docs/mqtt.md).
+    case subscribe
 
     /// Chosen so that a normal client never meets them.
     public var defaultRule: RateLimitRule {
@@ -13,6 +18,8 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
         case .read: RateLimitRule(ratePerSecond: 50, burst: 300)
         case .keyPackages: RateLimitRule(ratePerSecond: 5, burst: 50)
         case .membership: RateLimitRule(ratePerSecond: 5, burst: 50)
+        case .pushRegistration: RateLimitRule(ratePerSecond: 1, burst: 20)
+        case .subscribe: RateLimitRule(ratePerSecond: 20, burst: 500)
         }
     }
 
@@ -32,6 +39,8 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
              "blue.catbird.chat.requestLeafRecovery", "blue.catbird.chat.requestLeave", "blue.catbird.chat.closeConversation",
              "blue.catbird.chat.requestReset", "blue.catbird.chat.activateReset":
             self = .membership
+        case "registerDeviceToken", "unregisterDeviceToken":
+            self = .pushRegistration
         default:
             self = .read
         }

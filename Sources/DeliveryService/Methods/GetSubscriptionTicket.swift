@@ -14,7 +14,8 @@ enum GetSubscriptionTicket {
             let input = context.request.body.isEmpty ? Input() : try context.input(Input.self)
             let convoID = try input.convoId.map { text throws(XRPCError) in try InputValidation.convoID(text) }
             if let convoID { _ = try env.convo(convoID, memberDID: caller) }
-            let issued = events.issueTicket(did: caller, convoID: convoID)
+            let deviceID = try input.deviceId.map { text throws(XRPCError) in try PushRegistrationRules.deviceID(text) }
+            let issued = events.issueTicket(did: caller, convoID: convoID, deviceID: deviceID)
             return .json(Output(ticket: issued.text, endpoint: events.endpoint, expiresAt: Timestamp.rfc3339(issued.expiresAt)))
         }
     }

@@ -34,6 +34,8 @@ public final class ServiceMetrics: Sendable {
     /// Keyed by `ip`, `did_resolution`, `uploads` or a `RateLimitClass` raw value.
     private let rateLimited: [String: Counter]
     public let epochsAdvanced = Counter()
+    /// Push delivery (docs/push.md); exposed once push runs on this node.
+    public let push = PushMetrics()
     private let gauges = Mutex<Gauges?>(nil)
 
     public init(nsids: [String]) {
@@ -93,6 +95,7 @@ public final class ServiceMetrics: Sendable {
         for row in authFailures.snapshot { out.sample("catbird_mls_auth_failures_total", ["reason": row.label], row.value) }
         out.header("catbird_mls_rate_limited_total", "counter", "Requests answered 429, by limit (ip or method class).")
         for scope in rateLimited.keys.sorted() { out.sample("catbird_mls_rate_limited_total", ["scope": scope], rateLimited[scope]!.value) }
+        push.render(into: &out)
         if let gauges = gauges.withLock({ $0 }) {
             let pool = gauges.databasePool()
             out.header("catbird_mls_http_connections", "gauge", "Open HTTP connections.")

@@ -40,10 +40,15 @@ final class RelayBroker: MQTTBroker, Sendable {
         context.workers.submit(after: 60) { [self] in sweep() }
     }
 
-    /// Every minute: forget held GroupInfos and Welcomes past their time, delete expired Sessions.
+    /// Every minute: forget held GroupInfos and Welcomes past their time, delete expired Sessions,
+    /// unbind client_ids idle for `clientIdleDays`.
     private func sweep() {
         publisher.pending.expire()
-        do { _ = try context.store.purgeRelaySessions() } catch {
+        do {
+            _ = try context.store.purgeRelaySessions()
+            let idleBefore = Date().addingTimeInterval(-Double(context.settings.clientIdleDays) * 86_400)
+            _ = try context.store.purgeIdleRelayClients(idleBefore: idleBefore)
+        } catch {
             context.log.warning("relay session purge failed", ["error": String(describing: type(of: error))])
         }
         context.workers.submit(after: 60) { [self] in sweep() }
@@ -165,15 +170,16 @@ final class RelayBroker: MQTTBroker, Sendable {
                 case "w":
                     sessions.withLock { $0[key] }?.welcomesChanged()
                 case "k":
-                    for session in attachedSessions where session.isSubscribed(to: .keyPackages(clientID: key)) {
-                        try session.retainedChanged(.keyPackages(clientID: key))
-                    }
+                    for session in attachedSessions { session.retainedChanged(.keyPackages(clientID: key)) }
                 case "u":
-                    for session in attachedSessions where session.isSubscribed(to: .user(did: key)) {
-                        try session.retainedChanged(.user(did: key))
-                    }
+                    for session in attachedSessions { session.retainedChanged(.user(did: key)) }
                 case "i":
-                    for session in attachedSessions { try session.groupInfoChanged(key) }
+                    for session in attachedSessions { session.retainedChanged(.groupInfo(convoID: key)) }
+                    // GroupInfos held for an epoch the conversation has reached can lead nowhere now
+                    // (among them those of members it removed, from any node or transport).
+                    if publisher.pending.holdsGroupInfo(convoID: key) {
+                        publisher.pending.dropGroupInfos(convoID: key, throughEpoch: try context.store.loadConvo(key).epoch)
+                    }
                 case "t":
                     let requester = parts.count > 2 ? String(parts[2]) : ""
                     guard requester != context.node, let session = sessions.withLock({ $0[key] }) else { return }

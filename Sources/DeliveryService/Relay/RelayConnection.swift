@@ -1,3 +1,4 @@
+import ATProto
 import Basics
 import DeliveryStore
 import MQTT
@@ -9,27 +10,48 @@ import Synchronization
 /// the relay workers, one at a time and in the order they arrived (a commit is stored before the
 /// application message that follows it), each answered through the connection's link. Consecutive
 /// application messages go to the store together: one transaction, seqs in publish order.
+///
+/// Bounded and fair (docs/SECURITY.md, "The MQTT listener"): past `maxQueuedJobs` jobs or
+/// `maxQueuedBytes` bytes waiting, the connection is not read until half of them are done; a worker
+/// runs at most `RelaySettings.jobsPerTurn` of one connection's jobs, then queues the rest behind
+/// every other connection's.
 final class RelayConnection: MQTTConnectionDelegate, Sendable {
     /// Application messages stored in one transaction at most.
     static let maxBatch = 64
 
     private enum Job: Sendable {
-        case authenticate(ConnectRequest)
+        /// `attempt`: how many DID document fetches this CONNECT waited for so far.
+        case authenticate(ConnectRequest, attempt: Int)
         case publish(InboundPublish)
-        case subscribe(UInt16, [SubscriptionRequest])
+        case subscribe(RelaySubscribeWork)
         case unsubscribe(UInt16, [TopicFilter])
         case disconnected(UInt32?)
+
+        /// What the job holds, roughly, for the bound in bytes.
+        var bytes: Int {
+            switch self {
+            case .publish(let publish): 64 + publish.message.topic.value.utf8.count + publish.message.payload.count
+            case .subscribe(let work): 64 + work.requests.reduce(0) { $0 + 16 + $1.topicFilter.value.utf8.count }
+            case .unsubscribe(_, let filters): 64 + filters.reduce(0) { $0 + 16 + $1.value.utf8.count }
+            case .authenticate, .disconnected: 256
+            }
+        }
     }
 
     private struct State {
         var jobs: [Job] = []
         var head = 0
+        var queuedBytes = 0
         var running = false
+        /// Reading paused: too much waits.
+        var backlogged = false
         var identity: RelayIdentity?
         var session: RelaySession?
         var connectExpiry: UInt32 = 0
         var closed = false
         var ended = false
+
+        var queuedCount: Int { jobs.count - head }
     }
 
     let link: MQTTLink
@@ -42,14 +64,15 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
     }
 
     private var id: ObjectIdentifier { ObjectIdentifier(self) }
+    private var settings: RelaySettings { broker.context.settings }
 
     // MARK: MQTTConnectionDelegate (I/O thread)
 
     func perform(_ action: MQTTServerAction) {
         switch action {
-        case .authenticate(let request): enqueue(.authenticate(request))
+        case .authenticate(let request): enqueue(.authenticate(request, attempt: 0))
         case .publish(let publish): enqueue(.publish(publish))
-        case let .subscribe(identifier, requests): enqueue(.subscribe(identifier, requests))
+        case let .subscribe(identifier, requests): enqueue(.subscribe(RelaySubscribeWork(packetIdentifier: identifier, requests: requests)))
         case let .unsubscribe(identifier, filters): enqueue(.unsubscribe(identifier, filters))
         case let .delivered(messageID, packetIdentifier):
             session?.delivered(messageID, packetIdentifier: packetIdentifier, by: id)
@@ -64,6 +87,8 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
             break
         }
     }
+
+    var acceptsInput: Bool { state.withLock { !$0.backlogged } }
 
     func closed() {
         // A connection that closed without a Session end (while authenticating) still lets go of
@@ -80,8 +105,11 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
     // MARK: The job queue (relay workers)
 
     private func enqueue(_ job: Job) {
+        let (maxJobs, maxBytes) = (settings.maxQueuedJobs, settings.maxQueuedBytes)
         let start = state.withLock { state -> Bool in
             state.jobs.append(job)
+            state.queuedBytes += job.bytes
+            if state.queuedCount > maxJobs || state.queuedBytes > maxBytes { state.backlogged = true }
             guard !state.running else { return false }
             state.running = true
             return true
@@ -91,12 +119,16 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
 
     /// The next job, or a run of consecutive publishes (classified by the worker).
     private func take() -> [Job]? {
-        state.withLock { state in
+        let (maxJobs, maxBytes) = (settings.maxQueuedJobs, settings.maxQueuedBytes)
+        let (taken, resume) = state.withLock { state -> ([Job]?, Bool) in
             guard state.head < state.jobs.count else {
                 state.jobs = []
                 state.head = 0
+                state.queuedBytes = 0
                 state.running = false
-                return nil
+                let resume = state.backlogged
+                state.backlogged = false
+                return (nil, resume)
             }
             var taken: [Job] = []
             while state.head < state.jobs.count, taken.count < Self.maxBatch {
@@ -112,8 +144,18 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
                     break
                 }
             }
-            return taken
+            state.queuedBytes -= taken.reduce(0) { $0 + $1.bytes }
+            if state.head > 64, state.head * 2 > state.jobs.count {
+                state.jobs.removeFirst(state.head)
+                state.head = 0
+            }
+            // Reading resumes once half of what stopped it is done.
+            guard state.backlogged, state.queuedCount <= maxJobs / 2, state.queuedBytes <= maxBytes / 2 else { return (taken, false) }
+            state.backlogged = false
+            return (taken, true)
         }
+        if resume { link.resumeInput() }
+        return taken
     }
 
     /// Puts jobs back at the front (publishes after the application-message prefix of a run).
@@ -121,47 +163,72 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
         guard !jobs.isEmpty else { return }
         state.withLock { state in
             state.jobs.replaceSubrange(state.head..<state.head, with: jobs)
+            state.queuedBytes += jobs.reduce(0) { $0 + $1.bytes }
         }
     }
 
+    /// One turn: at most `jobsPerTurn` jobs (a run of application messages is one), then the rest
+    /// waits behind the other connections' turns.
     private func drain() {
-        while let jobs = take() {
+        for _ in 0..<RelaySettings.jobsPerTurn {
+            guard let jobs = take() else { return }
             if case .publish = jobs[0] {
                 publishRun(jobs)
             } else {
                 run(jobs[0])
             }
         }
+        broker.context.workers.submit { [self] in drain() }
     }
 
     private func run(_ job: Job) {
         switch job {
-        case .authenticate(let request): authenticate(request)
+        case let .authenticate(request, attempt): authenticate(request, attempt: attempt)
         case .publish(let publish): publishRun([.publish(publish)])
-        case let .subscribe(identifier, requests): subscribe(identifier, requests)
+        case .subscribe(let work): subscribe(work)
         case let .unsubscribe(identifier, filters): unsubscribe(identifier, filters)
         case .disconnected(let expiry): disconnected(expiry)
         }
     }
 
-    private func authenticate(_ request: ConnectRequest) {
-        switch broker.authenticator.authenticate(request, remoteAddress: link.remoteAddress) {
-        case .failure(let refusal):
+    /// Authentication that waits for no DID document on this worker: a token whose issuer's document
+    /// must be fetched first comes back as a new job once the resolver's threads have fetched it.
+    private func authenticate(_ request: ConnectRequest, attempt: Int) {
+        // The connection closed while its CONNECT waited for a document: nothing to open.
+        guard !state.withLock({ $0.closed }) else { return }
+        let authenticator = broker.authenticator
+        switch authenticator.authenticate(request, remoteAddress: link.remoteAddress, attempt: attempt) {
+        case .refused(let refusal):
             link.post(.authenticated(.refused(reasonCode: refusal.code, reasonString: refusal.reason)))
-        case .success(let identity):
-            do {
-                let (session, events) = try broker.connect(request, identity: identity, connection: id, link: link)
-                state.withLock { state in
-                    state.identity = identity
-                    state.session = session
-                    state.connectExpiry = request.sessionExpiryInterval
-                }
-                link.post(events)
-                session.activate(id)
-            } catch {
-                broker.context.log.warning("relay session could not be opened", ["error": String(describing: type(of: error))])
-                link.post(.authenticated(.refused(reasonCode: .serverUnavailable, reasonString: "ServiceUnavailable: retry later")))
+        case let .needsKey(did, forced):
+            let again: @Sendable () -> Void = { [self] in enqueue(.authenticate(request, attempt: attempt + 1)) }
+            switch authenticator.checks.fetch(did, forced, again) {
+            case .started, .joined:
+                break
+            case .ready:
+                again()
+            case .refused:
+                link.post(.authenticated(.refused(reasonCode: .serverUnavailable,
+                                                  reasonString: "\(DIDResolver.busy.name): \(DIDResolver.busy.message)")))
             }
+        case .accepted(let identity):
+            open(request, identity: identity)
+        }
+    }
+
+    private func open(_ request: ConnectRequest, identity: RelayIdentity) {
+        do {
+            let (session, events) = try broker.connect(request, identity: identity, connection: id, link: link)
+            state.withLock { state in
+                state.identity = identity
+                state.session = session
+                state.connectExpiry = request.sessionExpiryInterval
+            }
+            link.post(events)
+            session.activate(id)
+        } catch {
+            broker.context.log.warning("relay session could not be opened", ["error": String(describing: type(of: error))])
+            link.post(.authenticated(.refused(reasonCode: .serverUnavailable, reasonString: "ServiceUnavailable: retry later")))
         }
     }
 
@@ -202,7 +269,10 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
     /// after everything committed before it (docs/mqtt.md, "Sync").
     private func sync(_ publish: InboundPublish, clientID: String, identity: RelayIdentity, session: RelaySession) {
         var verdict = RelayPublisher.checkSync(publish.message.payload, clientID: clientID, identity: identity)
-        if verdict == .accepted, !session.addBarrier(publish.message.payload, by: id) {
+        // Each barrier reads every followed conversation from the log: a read, as XRPC counts them.
+        if verdict == .accepted, let refusal = broker.publisher.limited(identity, .read) {
+            verdict = refusal
+        } else if verdict == .accepted, !session.addBarrier(publish.message.payload, by: id) {
             verdict = .refused(.quotaExceeded, "QuotaExceeded: \(RelaySession.maxBarriers) syncs are already waiting")
         }
         if let answer = Self.answer(publish, verdict) { link.post(answer) }
@@ -217,11 +287,16 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
         }
     }
 
-    private func subscribe(_ identifier: UInt16, _ requests: [SubscriptionRequest]) {
+    /// A few more of the SUBSCRIBE's filters; the rest waits for the connection's next turn (at the
+    /// front of its queue). Once all are examined: the SUBACK, then the catch-up hands the retained
+    /// values and what the new follows missed.
+    private func subscribe(_ work: RelaySubscribeWork) {
         guard let session else { return }
-        let (codes, retained) = session.subscribe(requests)
-        link.post(.subscribed(packetIdentifier: identifier, reasonCodes: codes))
-        session.deliverRetained(retained)
+        var work = work
+        session.subscribe(&work, budget: RelaySettings.filtersPerJob)
+        guard work.isDone else { return putBack([.subscribe(work)]) }
+        link.post(.subscribed(packetIdentifier: work.packetIdentifier, reasonCodes: work.codes))
+        session.scheduleCatchUp()
     }
 
     private func unsubscribe(_ identifier: UInt16, _ filters: [TopicFilter]) {

@@ -33,6 +33,18 @@ final class RelayPending: Sendable {
     private struct State {
         var welcomes: [String: [HeldWelcome]] = [:]
         var groupInfos: [String: [HeldGroupInfo]] = [:]
+        /// Held GroupInfos per conversation (to answer `holdsGroupInfo` without a scan).
+        var groupInfoCounts: [String: Int] = [:]
+
+        /// Replaces a DID's list of held GroupInfos, keeping the counts per conversation.
+        mutating func setGroupInfos(_ list: [HeldGroupInfo], of did: String) {
+            for held in groupInfos[did] ?? [] {
+                let left = groupInfoCounts[held.convoID, default: 1] - 1
+                groupInfoCounts[held.convoID] = left > 0 ? left : nil
+            }
+            for held in list { groupInfoCounts[held.convoID, default: 0] += 1 }
+            groupInfos[did] = list.isEmpty ? nil : list
+        }
     }
 
     private let state = Mutex(State())
@@ -67,7 +79,7 @@ final class RelayPending: Sendable {
             }
             list.append(held)
             if list.count > Self.maxGroupInfosPerDID { list.removeFirst(list.count - Self.maxGroupInfosPerDID) }
-            state.groupInfos[did.rawValue] = list
+            state.setGroupInfos(list, of: did.rawValue)
         }
     }
 
@@ -80,7 +92,8 @@ final class RelayPending: Sendable {
         }
     }
 
-    /// The newest GroupInfo `did` holds for the conversation, whatever its epoch.
+    /// The newest GroupInfo `did` holds for the conversation, whatever its epoch (for a conversation
+    /// that does not exist yet: its creator's).
     func anyGroupInfo(from did: DID, convoID: String, now: Date = Date()) -> HeldGroupInfo? {
         state.withLock { state in
             (state.groupInfos[did.rawValue] ?? []).last { $0.convoID == convoID && now.timeIntervalSince($0.at) < Self.groupInfoLifetime }
@@ -88,7 +101,22 @@ final class RelayPending: Sendable {
     }
 
     func dropGroupInfo(_ held: HeldGroupInfo, from did: DID) {
-        state.withLock { state in state.groupInfos[did.rawValue]?.removeAll { $0 == held } }
+        state.withLock { state in state.setGroupInfos((state.groupInfos[did.rawValue] ?? []).filter { $0 != held }, of: did.rawValue) }
+    }
+
+    /// Whether any DID holds a GroupInfo for the conversation.
+    func holdsGroupInfo(convoID: String) -> Bool {
+        state.withLock { $0.groupInfoCounts[convoID] != nil }
+    }
+
+    /// Forgets the conversation's held GroupInfos of an epoch it has reached (their commit can no
+    /// longer come), whoever holds them.
+    func dropGroupInfos(convoID: String, throughEpoch epoch: Int64) {
+        state.withLock { state in
+            for (did, list) in state.groupInfos where list.contains(where: { $0.convoID == convoID && $0.epoch <= epoch }) {
+                state.setGroupInfos(list.filter { !($0.convoID == convoID && $0.epoch <= epoch) }, of: did)
+            }
+        }
     }
 
     /// Forgets everything past its lifetime.
@@ -99,8 +127,7 @@ final class RelayPending: Sendable {
                 state.welcomes[did] = kept.isEmpty ? nil : kept
             }
             for (did, list) in state.groupInfos {
-                let kept = list.filter { now.timeIntervalSince($0.at) < Self.groupInfoLifetime }
-                state.groupInfos[did] = kept.isEmpty ? nil : kept
+                state.setGroupInfos(list.filter { now.timeIntervalSince($0.at) < Self.groupInfoLifetime }, of: did)
             }
         }
     }

@@ -92,7 +92,8 @@ struct RelayPublisher: Sendable {
         return .accepted
     }
 
-    private func limited(_ identity: RelayIdentity, _ kind: RateLimitClass) -> RelayVerdict? {
+    /// 0x97 when the DID's bucket of `kind` is empty, else nil (a token taken).
+    func limited(_ identity: RelayIdentity, _ kind: RateLimitClass) -> RelayVerdict? {
         guard case .limited(let retryAfter) = rateLimits.checkDID(identity.did.rawValue, class: kind) else { return nil }
         metrics?.recordRateLimited(scope: kind.rawValue)
         return .refused(.quotaExceeded, "RateLimitExceeded: too many requests, retry in \(retryAfter) s")
@@ -137,11 +138,13 @@ struct RelayPublisher: Sendable {
     }
 
     /// `relay/w/{client_id}`: a Welcome, held until the commit that adds the client's KeyPackage
-    /// arrives on the group's `/m` from the same DID (`RelayPending`).
+    /// arrives on the group's `/m` from the same DID (`RelayPending`); part of an add, it counts
+    /// against the DID's `RATE_LIMIT_MEMBERSHIP` as the commit does.
     private func holdWelcome(_ payload: [UInt8], identity: RelayIdentity) throws -> RelayVerdict {
         guard let message = try? MLSMessage(decoding: payload), case .welcome(let welcome) = message.body else {
             return .payloadInvalid("relay/w carries a Welcome MLSMessage")
         }
+        if let refusal = limited(identity, .membership) { return refusal }
         pending.holdWelcome(payload, refs: welcome.secrets.map(\.newMember), from: identity.did)
         return .accepted
     }
@@ -168,9 +171,7 @@ struct RelayPublisher: Sendable {
             try create(convoID: convoID, groupInfo: payload, suite: groupInfo.groupContext.cipherSuite, commit: nil, identity: identity)
             return .accepted
         }
-        guard try env.store.isMember(convoID: convoID, did: identity.did) else {
-            return .notAuthorized("NotMember: the caller is not a member of this conversation")
-        }
+        guard try env.store.isMember(convoID: convoID, did: identity.did) else { return .notMember }
         if epoch == convo.epoch + 1 {
             pending.holdGroupInfo(held, from: identity.did)
             return .accepted
@@ -226,9 +227,7 @@ struct RelayPublisher: Sendable {
         let did = identity.did
         let msgID = Self.messageID(payload)
         guard let convo = try existingConvo(convoID) else {
-            guard let held = pending.anyGroupInfo(from: did, convoID: convoID) else {
-                return .notAuthorized("ConvoNotFound: no such conversation (publish its GroupInfo on relay/g/\(convoID)/i first)")
-            }
+            guard let held = pending.anyGroupInfo(from: did, convoID: convoID) else { return .notMember }
             guard let groupInfo = try? MLSMessage(decoding: held.bytes), case .groupInfo(let info) = groupInfo.body else {
                 throw XRPCError.internalError
             }
@@ -275,6 +274,8 @@ struct RelayPublisher: Sendable {
         }
         if let heldGroupInfo { pending.dropGroupInfo(heldGroupInfo, from: did) }
         if let welcome { pending.dropWelcome(welcome, from: did) }
+        // What a removed member held for this conversation leads nowhere now.
+        pending.dropGroupInfos(convoID: convoID, throughEpoch: epoch + 1)
         return .accepted
     }
 

@@ -9,127 +9,118 @@ import MQTTServer
 extension RelaySession {
     // MARK: Subscribing (relay workers)
 
-    /// One Reason Code per request (MQTT 5.0 §3.9.3): the granted QoS, or 0x87 for a topic the client
-    /// may not read. Returns the retained messages to send after the SUBACK.
-    func subscribe(_ requests: [SubscriptionRequest]) -> (codes: [ReasonCode], retained: [(RelayTopic, [UInt8], QoS)]) {
-        var codes: [ReasonCode] = []
-        var retained: [(RelayTopic, [UInt8], QoS)] = []
+    /// Who may read a filter's topics, and where a group's follow starts.
+    private enum ReadAccess {
+        case denied
+        case granted
+        /// A group's topics: granted, its log followed from just after this event.
+        case follow(after: Int64)
+    }
+
+    /// Examines up to `budget` more filters of `work` (MQTT 5.0 §3.9.3): each answered with the
+    /// granted QoS, 0x87 for a topic the client may not read, or 0x97 past the DID's
+    /// `RATE_LIMIT_SUBSCRIBE` (this filter and the packet's later ones) or the Session's
+    /// `maxSubscriptions`. Retained values are handed by the catch-up, which the caller schedules
+    /// once it has posted the SUBACK.
+    func subscribe(_ work: inout RelaySubscribeWork, budget: Int) {
         var followed: [String] = []
-        for request in requests {
-            guard let scope = RelayFilterScope(request.topicFilter) else {
-                codes.append(.notAuthorized)
+        for _ in 0..<budget {
+            guard let request = work.take() else { break }
+            guard !work.rateLimited, takeSubscribeToken() else {
+                work.rateLimited = true
+                work.answer(request, with: .quotaExceeded)
                 continue
             }
-            let start: Int64?
-            do {
-                guard try mayRead(scope) else {
-                    codes.append(.notAuthorized)
-                    continue
-                }
-                start = try scope.convoID.map { try followStart($0) }
-            } catch {
-                codes.append(.unspecifiedError)
-                continue
-            }
-            let qos = min(request.options.maximumQoS, .atLeastOnce)
-            let subscription = RelaySubscription(filter: request.topicFilter.value, qos: qos.rawValue, noLocal: request.options.noLocal)
-            let isNew = state.withLock { state in
-                let isNew = state.subscriptions[subscription.filter] == nil
-                state.subscriptions[subscription.filter] = subscription
-                if let convoID = scope.convoID, let start, state.follows[convoID] == nil {
-                    state.follows[convoID] = start
-                    // Whatever committed after `start` and before the hub routes to us is read from the log.
-                    state.dirty.insert(convoID)
-                    followed.append(convoID)
-                }
-                return isNew
-            }
-            codes.append(qos == .atLeastOnce ? .grantedQoS1 : .grantedQoS0)
+            work.answer(request, with: subscribe(request, followed: &followed))
+        }
+        if !followed.isEmpty { context.hub.route(followed, to: self) }
+    }
+
+    /// One token of the DID's subscription budget (`RATE_LIMIT_SUBSCRIBE`).
+    private func takeSubscribeToken() -> Bool {
+        guard case .limited = context.rateLimits.checkDID(did.rawValue, class: .subscribe) else { return true }
+        context.metrics?.recordRateLimited(scope: RateLimitClass.subscribe.rawValue)
+        return false
+    }
+
+    private func subscribe(_ request: SubscriptionRequest, followed: inout [String]) -> ReasonCode {
+        guard let scope = RelayFilterScope(request.topicFilter) else { return .notAuthorized }
+        let filter = request.topicFilter.value
+        let full = state.withLock { !$0.subscriptions.contains(filter) && $0.subscriptions.count >= context.settings.maxSubscriptions }
+        if full { return .quotaExceeded }
+        let access: ReadAccess
+        do { access = try readAccess(scope) } catch { return .unspecifiedError }
+        if case .denied = access { return .notAuthorized }
+        let qos = min(request.options.maximumQoS, .atLeastOnce)
+        let subscription = RelaySubscription(filter: filter, qos: qos.rawValue, noLocal: request.options.noLocal)
+        let follows = state.withLock { state -> Bool in
+            let isNew = state.subscriptions.insert(subscription, scope: scope)
             let wanted = switch request.options.retainHandling {
             case .sendOnSubscribe: true
             case .sendOnNewSubscribe: isNew
             case .doNotSend: false
             }
-            if wanted { retained += (try? retainedValues(scope, qos: qos)) ?? [] }
+            if wanted, let topic = scope.retainedTopic { Self.due(topic, retainFlag: true, in: &state) }
+            // Welcomes are not retained: each subscription reads them again.
+            if case .topic(.welcome) = scope { state.welcomesDirty = true }
+            guard case .follow(let start) = access, let convoID = scope.convoID, state.follows[convoID] == nil else { return false }
+            state.follows[convoID] = start
+            // Whatever committed after `start` and before the hub routes to us is read from the log.
+            state.dirty.insert(convoID)
+            return true
         }
-        if !followed.isEmpty { context.hub.route(followed, to: self) }
-        scheduleCatchUp()
-        return (codes, retained)
-    }
-
-    /// Where a new follow of a conversation starts: right after this DID's latest join (its
-    /// membershipChangeEvent, which follows the commit that added it), so that a member who
-    /// subscribes after joining from a Welcome still gets every commit and message since; the
-    /// log's end when the log no longer holds that join.
-    private func followStart(_ convoID: String) throws -> Int64 {
-        if let joined = try context.store.lastMembershipEventSeq(convoID: convoID, did: did.rawValue, actions: [.joined]) {
-            return joined
-        }
-        return try context.store.lastEventSeq(convoID: convoID) ?? 0
+        if follows, let convoID = scope.convoID { followed.append(convoID) }
+        return qos == .atLeastOnce ? .grantedQoS1 : .grantedQoS0
     }
 
     /// Who may read what (docs/mqtt.md): KeyPackages and client lists, anyone authenticated; a
-    /// client's Welcomes, its owner; a group's topics, its current members.
-    private func mayRead(_ scope: RelayFilterScope) throws -> Bool {
+    /// client's Welcomes, its owner; a group's topics, its current members, followed from their
+    /// latest join, read in the same statement as the membership so that a removal committed
+    /// meanwhile comes after the start. A held GroupInfo opens a group only while it does not exist.
+    private func readAccess(_ scope: RelayFilterScope) throws -> ReadAccess {
         switch scope {
-        case .topic(.keyPackages), .topic(.user): return true
-        case .topic(.sync(let clientID)): return clientID == identity.clientID
+        case .topic(.keyPackages), .topic(.user): return .granted
+        case .topic(.sync(let clientID)): return clientID == identity.clientID ? .granted : .denied
         case .topic(.welcome(let clientID)):
-            return try clientID == identity.clientID || context.store.relayClientOwner(clientID) == did.rawValue
+            return try clientID == identity.clientID || context.store.relayClientOwner(clientID) == did.rawValue ? .granted : .denied
         case .topic(.groupMessages(let convoID)), .topic(.groupInfo(let convoID)), .group(let convoID):
-            if try context.store.isMember(convoID: convoID, did: did) { return true }
+            switch try context.store.relayFollowStart(convoID: convoID, did: did) {
+            case .member(let after): return .follow(after: after)
+            case .notMember: return .denied
             // Relay §8.1: the creator subscribes between its GroupInfo and the creating commit.
-            return context.pending.anyGroupInfo(from: did, convoID: convoID) != nil
-        }
-    }
-
-    /// The retained values a new subscription receives (MQTT 5.0 §3.3.1.3): the client's unconsumed
-    /// KeyPackages, the DID's client list, the current verified GroupInfo; Welcomes are caught up.
-    private func retainedValues(_ scope: RelayFilterScope, qos: QoS) throws -> [(RelayTopic, [UInt8], QoS)] {
-        switch scope {
-        case .topic(.keyPackages(let clientID)):
-            let packages = try context.store.relayKeyPackages(of: clientID)
-            return packages.isEmpty ? [] : [(.keyPackages(clientID: clientID), CBORArray.encode(byteStrings: packages), qos)]
-        case .topic(.user(let user)):
-            let clients = try context.store.relayClients(of: user)
-            return clients.isEmpty ? [] : [(.user(did: user), CBORArray.encode(textStrings: clients), qos)]
-        case .topic(.groupInfo(let convoID)), .group(let convoID):
-            let convo = try context.store.loadConvo(convoID)
-            guard let groupInfo = convo.currentGroupInfo else { return [] }
-            state.withLock { $0.groupInfoEpochs[convoID] = max($0.groupInfoEpochs[convoID] ?? -1, convo.epoch) }
-            return [(.groupInfo(convoID: convoID), groupInfo, qos)]
-        case .topic(.welcome):
-            state.withLock { $0.welcomesDirty = true }
-            return []
-        case .topic(.groupMessages), .topic(.sync):
-            return []
-        }
-    }
-
-    /// Hands retained values to the client (after the SUBACK the caller posted first).
-    func deliverRetained(_ values: [(RelayTopic, [UInt8], QoS)], retainFlag: Bool = true) {
-        guard !values.isEmpty else { return }
-        state.withLock { state in
-            guard let link = state.link else { return }
-            let events = values.map { topic, payload, qos in
-                Self.hand(ApplicationMessage(topic: topic.topicName, payload: payload, qos: qos, retain: retainFlag), as: .retained, in: &state)
+            case .noConversation: return context.pending.anyGroupInfo(from: did, convoID: convoID) != nil ? .follow(after: 0) : .denied
             }
-            link.post(events)
         }
     }
 
-    /// MQTT 5.0 §3.11.3: 0x00, or 0x11 No subscription existed. A conversation no subscription
-    /// reaches any more is no longer followed.
+    /// Queues `topic`'s retained value for the catch-up (once, however often it is asked for).
+    static func due(_ topic: RelayTopic, retainFlag: Bool, in state: inout State) {
+        if let flag = state.retainedFlags[topic] {
+            state.retainedFlags[topic] = flag || retainFlag
+            return
+        }
+        state.retainedDue.append(topic)
+        state.retainedFlags[topic] = retainFlag
+    }
+
+    /// MQTT 5.0 §3.11.3: 0x00, or 0x11 No subscription existed; 0x83 past the DID's
+    /// `RATE_LIMIT_SUBSCRIBE` (UNSUBACK has no Quota exceeded). A conversation no subscription reaches
+    /// any more is no longer followed.
     func unsubscribe(_ filters: [TopicFilter]) -> [ReasonCode] {
         var dropped: [String] = []
-        let codes = state.withLock { state in
-            filters.map { filter -> ReasonCode in
-                guard state.subscriptions.removeValue(forKey: filter.value) != nil else { return .noSubscriptionExisted }
-                if let convoID = RelayFilterScope(filter)?.convoID,
-                   !state.subscriptions.values.contains(where: { $0.scope?.convoID == convoID }) {
+        var limited = false
+        let codes = filters.map { filter -> ReasonCode in
+            guard !limited, takeSubscribeToken() else {
+                limited = true
+                return .implementationSpecificError
+            }
+            return state.withLock { state in
+                guard let scope = state.subscriptions.remove(filter.value) else { return .noSubscriptionExisted }
+                if let convoID = scope.convoID, !state.subscriptions.hasAny(of: convoID) {
                     state.follows[convoID] = nil
                     state.dirty.remove(convoID)
                     state.fromLog.remove(convoID)
+                    state.gapNotices[convoID] = nil
                     dropped.append(convoID)
                 }
                 return .success
@@ -139,20 +130,9 @@ extension RelaySession {
         return codes
     }
 
-    /// The subscription a message on `topic` is delivered under: the highest QoS of those matching,
-    /// No Local only if all of them ask for it. Nil when none matches.
+    /// The subscription a message on `topic` is delivered under (`RelaySubscriptions.matching`).
     static func subscription(for topic: RelayTopic, in state: State) -> RelaySubscription? {
-        var found: RelaySubscription?
-        for subscription in state.subscriptions.values where subscription.scope?.matches(topic) == true {
-            guard var merged = found else {
-                found = subscription
-                continue
-            }
-            merged.qos = max(merged.qos, subscription.qos)
-            merged.noLocal = merged.noLocal && subscription.noLocal
-            found = merged
-        }
-        return found
+        state.subscriptions.matching(topic)
     }
 
     // MARK: Group messages
@@ -188,7 +168,7 @@ extension RelaySession {
                 state.dirty.insert(convoID)
                 return false
             }
-            if Self.isFull(state) {
+            if isFull(state) {
                 state.dirty.insert(convoID)
                 return false
             }
@@ -196,31 +176,43 @@ extension RelaySession {
             if let row = event.row, let ciphertext = row.ciphertext,
                let subscription = Self.subscription(for: .groupMessages(convoID: convoID), in: state),
                !(subscription.noLocal && state.published.contains(row.msgID)) {
+                var properties = MessageProperties()
+                if let notice = state.gapNotices.removeValue(forKey: convoID) {
+                    properties.userProperties = [StringPair(Self.outdatedCursor, notice)]
+                }
                 let message = ApplicationMessage(topic: RelayTopic.groupMessages(convoID: convoID).topicName, payload: ciphertext,
-                                                 qos: QoS(rawValue: subscription.qos) ?? .atLeastOnce)
+                                                 qos: QoS(rawValue: subscription.qos) ?? .atLeastOnce, properties: properties)
                 out.append(Self.hand(message, as: .message(convoID: convoID, eventSeq: event.seq, seq: row.seq), in: &state))
             }
             if event.ends(membershipOf: did.rawValue) {
-                for (filter, subscription) in state.subscriptions where subscription.scope?.convoID == convoID {
-                    state.subscriptions[filter] = nil
-                }
-                state.follows[convoID] = nil
-                state.dirty.remove(convoID)
-                state.fromLog.remove(convoID)
-                state.groupInfoEpochs[convoID] = nil
+                Self.endFollow(convoID, in: &state)
                 return true
             }
         }
         return false
     }
 
+    /// The conversation is no longer the Session's to read: its group subscriptions end with its follow.
+    private static func endFollow(_ convoID: String, in state: inout State) {
+        state.subscriptions.removeAll(of: convoID)
+        state.follows[convoID] = nil
+        state.dirty.remove(convoID)
+        state.fromLog.remove(convoID)
+        state.groupInfoEpochs[convoID] = nil
+        state.gapNotices[convoID] = nil
+        state.retainedFlags[.groupInfo(convoID: convoID)] = nil
+        state.retainedDue.removeAll { $0 == .groupInfo(convoID: convoID) }
+    }
+
+    /// The User Property on the first message after a retention gap (as subscribeConvoEvents'
+    /// `OutdatedCursor` info event).
+    static let outdatedCursor = "OutdatedCursor"
+
     // MARK: Catching up (relay workers)
 
     func scheduleCatchUp(after delay: Double = 0) {
         let schedule = state.withLock { state in
-            guard state.link != nil, !state.catchUpScheduled, !state.dirty.isEmpty || state.welcomesDirty || !state.barriers.isEmpty else {
-                return false
-            }
+            guard state.link != nil, !state.catchUpScheduled, hasWork(state) else { return false }
             state.catchUpScheduled = true
             return true
         }
@@ -236,19 +228,26 @@ extension RelaySession {
         /// A conversation from a position, read from the log itself when a barrier asks.
         case convo(String, Int64, fromLog: Bool)
         case welcomes
+        case retained(RelayTopic, retainFlag: Bool)
     }
 
+    /// Reads and hands what the Session is behind on, one piece at a time while the client has room,
+    /// and at most `RelaySettings.jobsPerTurn` pieces before giving the worker to others.
     private func catchUp() {
-        while true {
+        for _ in 0..<RelaySettings.jobsPerTurn {
             let work: Work? = state.withLock { state in
                 guard state.link != nil else {
                     state.catchUpScheduled = false
                     return nil
                 }
-                if !Self.isFull(state) {
+                if !isFull(state) {
                     if state.welcomesDirty {
                         state.welcomesDirty = false
                         return .welcomes
+                    }
+                    if !state.retainedDue.isEmpty {
+                        let topic = state.retainedDue.removeFirst()
+                        return .retained(topic, retainFlag: state.retainedFlags.removeValue(forKey: topic) ?? false)
                     }
                     while let convoID = state.dirty.first {
                         state.dirty.remove(convoID)
@@ -265,6 +264,7 @@ extension RelaySession {
             do {
                 switch work {
                 case .welcomes: try catchUpWelcomes()
+                case let .retained(topic, retainFlag): try handRetained(topic, retainFlag: retainFlag)
                 case let .convo(convoID, from, fromLog): try catchUp(convoID, from: from, fromLog: fromLog)
                 }
             } catch {
@@ -272,6 +272,7 @@ extension RelaySession {
                 state.withLock { state in
                     switch work {
                     case .welcomes: state.welcomesDirty = true
+                    case let .retained(topic, retainFlag): Self.due(topic, retainFlag: retainFlag, in: &state)
                     case let .convo(convoID, _, fromLog):
                         state.dirty.insert(convoID)
                         if fromLog { state.fromLog.insert(convoID) }
@@ -282,12 +283,27 @@ extension RelaySession {
                 return
             }
         }
+        context.workers.submit { [self] in catchUp() }
     }
 
     private func catchUp(_ convoID: String, from: Int64, fromLog: Bool) throws {
         let source = context.source
         let events = try fromLog ? source.logEvents(convoID: convoID, after: from) : source.events(convoID: convoID, after: from)
+        // The log no longer holds what follows the position: retention purged it. A member's follow
+        // moves on to what is left, and says so; a DID no longer a member (whose removal may be
+        // among what was purged) follows no more.
+        let gap = events.first.map { $0.seq > from + 1 } ?? false
+        let member = try gap ? context.store.isMember(convoID: convoID, did: did) : true
         let stop = state.withLock { state -> Bool in
+            if gap, let first = events.first, state.follows[convoID] == from {
+                guard member else {
+                    Self.endFollow(convoID, in: &state)
+                    return true
+                }
+                state.follows[convoID] = first.seq - 1
+                state.gapNotices[convoID] = "events \(from + 1)…\(first.seq - 1) of this conversation expired before they "
+                    + "were delivered; fetch its GroupInfo (relay/g/\(convoID)/i) to rejoin if this client is behind"
+            }
             let stop = consume(convoID, events[...], in: &state)
             if !stop, events.count == source.batchSize { state.dirty.insert(convoID) }
             // Not all read (a full batch, or the outstanding limit): the rest from the log too.
@@ -303,8 +319,9 @@ extension RelaySession {
         state.withLock { state in
             guard let subscription = Self.subscription(for: topic, in: state), state.link != nil else { return }
             var out: [MQTTServerEvent] = []
-            for welcome in welcomes where !state.welcomesHanded.contains(welcome.id) {
-                if Self.isFull(state) {
+            for welcome in welcomes where !state.welcomesHanded.contains(welcome.id)
+                && !context.welcomeAcks.isPending(welcome.id, clientID: identity.clientID) {
+                if isFull(state) {
                     state.welcomesDirty = true
                     break
                 }
@@ -317,6 +334,42 @@ extension RelaySession {
         }
     }
 
+    /// A retained value (MQTT 5.0 §3.3.1.3) read now and handed under the subscription reaching it:
+    /// the client's KeyPackages (`relayKeyPackages`: one per cipher suite), the DID's client_ids, the
+    /// group's current verified GroupInfo, this last only to a current member, and, for a change,
+    /// only when newer than the one the Session has.
+    private func handRetained(_ topic: RelayTopic, retainFlag: Bool) throws {
+        let payload: [UInt8]?
+        var epoch: (convoID: String, epoch: Int64)?
+        switch topic {
+        case .keyPackages(let clientID):
+            let packages = try context.store.relayKeyPackages(of: clientID)
+            payload = packages.isEmpty ? nil : CBORArray.encode(byteStrings: packages)
+        case .user(let user):
+            let clients = try context.store.relayClients(of: user)
+            payload = clients.isEmpty ? nil : CBORArray.encode(textStrings: clients)
+        case .groupInfo(let convoID):
+            guard try context.store.isMember(convoID: convoID, did: did) else { return }
+            let convo = try context.store.loadConvo(convoID)
+            payload = convo.currentGroupInfo
+            epoch = (convoID, convo.epoch)
+        case .welcome, .groupMessages, .sync:
+            payload = nil
+        }
+        guard let payload else { return }
+        state.withLock { state in
+            guard let subscription = Self.subscription(for: topic, in: state), let link = state.link else { return }
+            if let epoch {
+                let known = state.groupInfoEpochs[epoch.convoID] ?? -1
+                guard retainFlag || epoch.epoch > known else { return }
+                state.groupInfoEpochs[epoch.convoID] = max(known, epoch.epoch)
+            }
+            let message = ApplicationMessage(topic: topic.topicName, payload: payload, qos: QoS(rawValue: subscription.qos) ?? .atLeastOnce,
+                                             retain: retainFlag)
+            link.post([Self.hand(message, as: .retained, in: &state)])
+        }
+    }
+
     // MARK: Changes announced on the Relay channel (relay workers)
 
     func welcomesChanged() {
@@ -324,33 +377,16 @@ extension RelaySession {
         scheduleCatchUp()
     }
 
-    /// The conversation's GroupInfo or epoch changed: a newer verified GroupInfo goes to its `/i`
-    /// subscribers (a commit that came without one leaves nothing to send: the retained value is
-    /// cleared, never stale).
-    func groupInfoChanged(_ convoID: String) throws {
-        let wanted = state.withLock { Self.subscription(for: .groupInfo(convoID: convoID), in: $0) != nil && $0.link != nil }
-        guard wanted else { return }
-        let convo = try context.store.loadConvo(convoID)
-        guard let groupInfo = convo.currentGroupInfo else { return }
-        state.withLock { state in
-            guard let subscription = Self.subscription(for: .groupInfo(convoID: convoID), in: state), let link = state.link,
-                  convo.epoch > state.groupInfoEpochs[convoID] ?? -1 else { return }
-            state.groupInfoEpochs[convoID] = convo.epoch
-            let message = ApplicationMessage(topic: RelayTopic.groupInfo(convoID: convoID).topicName, payload: groupInfo,
-                                             qos: QoS(rawValue: subscription.qos) ?? .atLeastOnce)
-            link.post([Self.hand(message, as: .retained, in: &state)])
+    /// A retained value changed (a client's KeyPackages, a DID's clients, a conversation's GroupInfo
+    /// or epoch): a subscribed Session reads and hands it when it has room (a commit that came
+    /// without a GroupInfo leaves nothing to send: the retained value is cleared, never stale).
+    func retainedChanged(_ topic: RelayTopic) {
+        let due = state.withLock { state -> Bool in
+            guard state.link != nil, Self.subscription(for: topic, in: state) != nil else { return false }
+            Self.due(topic, retainFlag: false, in: &state)
+            return true
         }
-    }
-
-    /// A retained value (KeyPackages of a client, a DID's clients) changed: its subscribers get it.
-    func retainedChanged(_ topic: RelayTopic) throws {
-        let qos = state.withLock { state -> QoS? in
-            guard state.link != nil, let subscription = Self.subscription(for: topic, in: state) else { return nil }
-            return QoS(rawValue: subscription.qos)
-        }
-        guard let qos else { return }
-        let values = try retainedValues(.topic(topic), qos: qos)
-        deliverRetained(values, retainFlag: false)
+        if due { scheduleCatchUp() }
     }
 
     /// Whether any subscription reaches `topic` (for routing Relay channel announcements).

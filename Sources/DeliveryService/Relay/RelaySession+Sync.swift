@@ -30,7 +30,8 @@ extension RelaySession {
     /// unsubscribed, it is dropped) when nothing is left to read and the client has room. Called
     /// by the catch-up loop when it finds no work, so no read is under way.
     func answerBarriers(in state: inout State) {
-        guard !state.barriers.isEmpty, state.dirty.isEmpty, !state.welcomesDirty, !Self.isFull(state), let link = state.link else { return }
+        guard !state.barriers.isEmpty, state.dirty.isEmpty, !state.welcomesDirty, state.retainedDue.isEmpty, !isFull(state),
+              let link = state.link else { return }
         let topic = RelayTopic.sync(clientID: identity.clientID)
         let barriers = state.barriers
         state.barriers = []

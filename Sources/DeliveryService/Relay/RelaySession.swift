@@ -15,6 +15,10 @@ struct RelayContext: Sendable {
     let node: String
     /// Welcomes and GroupInfos published ahead of their commit.
     let pending: RelayPending
+    let welcomeAcks = RelayWelcomeAcks()
+    let settings: RelaySettings
+    let rateLimits: RateLimits
+    let metrics: ServiceMetrics?
     var log: Log { env.log }
     var store: DeliveryStore { env.store }
 }
@@ -26,10 +30,10 @@ struct RelayContext: Sendable {
 ///
 /// Messages reach it from the hub (`offer`, the fan-out thread) and from catch-up reads (relay
 /// workers); both hand them to the attached connection under the Session's lock, so the order is the
-/// log's. A Session hands at most `outstandingLimit` QoS 1 messages the client has not acknowledged:
-/// beyond, the conversation is marked behind and read again from the log once acknowledgements come.
+/// log's. A Session hands at most `maxUnackedMessages` QoS 1 messages (`maxUnackedBytes` of payload)
+/// the client has not acknowledged: beyond, the conversation is marked behind and read again from the
+/// log once acknowledgements come. Retained values wait their turn in the same way.
 final class RelaySession: EventFollower, Sendable {
-    static let outstandingLimit = 1000
     /// msgIds of the client's own recent publishes, for No Local (MQTT 5.0 §3.8.3.1).
     static let publishedMemory = 4096
 
@@ -45,13 +49,22 @@ final class RelaySession: EventFollower, Sendable {
         /// The attached connection's link, once its CONNACK is on its way (`activate`).
         var link: MQTTLink?
         var pendingLink: MQTTLink?
-        var subscriptions: [String: RelaySubscription] = [:]
+        var subscriptions = RelaySubscriptions()
         var follows: [String: Int64] = [:]
         var dirty: Set<String> = []
         var welcomesDirty = false
         var catchUpScheduled = false
         var groupInfoEpochs: [String: Int64] = [:]
         var outstanding: [UInt64: Outstanding] = [:]
+        /// Payload bytes of the QoS 1 messages in `outstanding`.
+        var outstandingBytes = 0
+        /// Retained values to hand once there is room, oldest first, each topic once; the RETAIN
+        /// flag they go with (set for a new subscription's, clear for a change announced later).
+        var retainedDue: [RelayTopic] = []
+        var retainedFlags: [RelayTopic: Bool] = [:]
+        /// Conversations whose log lost events past the position (retention): the text of the
+        /// `OutdatedCursor` User Property the next message handed from each carries.
+        var gapNotices: [String: String] = [:]
         var nextMessageID: UInt64 = 1
         var published: Set<String> = []
         var publishedOrder: [String] = []
@@ -105,7 +118,7 @@ final class RelaySession: EventFollower, Sendable {
             // which the shared cache may hold only a prefix and no announcement was kept.
             state.dirty.formUnion(state.follows.keys)
             state.fromLog.formUnion(state.follows.keys)
-            state.welcomesDirty = state.subscriptions.values.contains { $0.scope == .topic(.welcome(clientID: identity.clientID)) }
+            state.welcomesDirty = state.subscriptions.matching(.welcome(clientID: identity.clientID)) != nil
             return (previous, events)
         }
         previous?.post(.disconnect(reasonCode: .sessionTakenOver, reasonString: "another connection took this Session over"))
@@ -166,7 +179,7 @@ final class RelaySession: EventFollower, Sendable {
 
     static func snapshot(_ state: State) -> RelaySessionState {
         var stored = RelaySessionState()
-        stored.subscriptions = state.subscriptions.values.sorted { $0.filter < $1.filter }
+        stored.subscriptions = state.subscriptions.all
         stored.positions = state.follows
         stored.groupInfoEpochs = state.groupInfoEpochs
         stored.unacknowledged = state.outstanding.values.sorted { $0.order < $1.order }.compactMap { entry in
@@ -181,8 +194,12 @@ final class RelaySession: EventFollower, Sendable {
     }
 
     /// Takes a stored state (a Session resumed from `mqtt_sessions`), rebuilding its unacknowledged
-    /// messages from the store (one purged since is dropped). Runs on a relay worker.
+    /// messages from the store (one purged since is dropped) and authorizing its subscriptions again:
+    /// of a conversation the DID no longer belongs to, only what carries its follow on to the commit
+    /// that removed it stays (that follow ends there). Runs on a relay worker.
     func restore(_ stored: RelaySessionState) throws {
+        let convoIDs = Set(stored.subscriptions.compactMap { $0.scope?.convoID })
+        let memberships = try context.store.relayMemberships(of: did, among: convoIDs.sorted())
         var rebuilt: [(RelaySessionState.Unacknowledged, ApplicationMessage)] = []
         for entry in stored.unacknowledged {
             let qos = QoS(rawValue: min(entry.qos, 1)) ?? .atLeastOnce
@@ -200,15 +217,20 @@ final class RelaySession: EventFollower, Sendable {
             }
         }
         state.withLock { state in
-            for subscription in stored.subscriptions where subscription.scope != nil {
-                state.subscriptions[subscription.filter] = subscription
+            for subscription in stored.subscriptions {
+                guard let scope = subscription.scope else { continue }
+                if let convoID = scope.convoID, !memberships.contains(convoID) {
+                    guard stored.positions[convoID] != nil, scope != .topic(.groupInfo(convoID: convoID)) else { continue }
+                }
+                state.subscriptions.insert(subscription, scope: scope)
             }
-            state.follows = stored.positions
+            state.follows = stored.positions.filter { state.subscriptions.hasAny(of: $0.key) }
             state.groupInfoEpochs = stored.groupInfoEpochs
             for (entry, message) in rebuilt {
                 let id = state.nextMessageID
                 state.nextMessageID += 1
                 state.outstanding[id] = Outstanding(ref: entry.ref, message: message, packetIdentifier: entry.packetIdentifier, order: id)
+                if message.qos != .atMostOnce { state.outstandingBytes += message.payload.count }
                 if case .welcome(let welcomeID) = entry.ref { state.welcomesHanded.insert(welcomeID) }
             }
         }
@@ -227,24 +249,25 @@ final class RelaySession: EventFollower, Sendable {
     func finished(_ messageID: UInt64, by connection: ObjectIdentifier) {
         let (welcome, resume) = state.withLock { state -> (Int64?, Bool) in
             guard state.connection == connection, let entry = state.outstanding.removeValue(forKey: messageID) else { return (nil, false) }
+            state.outstandingBytes -= entry.message.payload.count
             var welcome: Int64?
             if case .welcome(let id) = entry.ref {
                 welcome = id
                 state.welcomesHanded.remove(id)
             }
-            let behind = !state.dirty.isEmpty || state.welcomesDirty || !state.barriers.isEmpty
             // At half or below, not only on the way through half: a Session that fell behind while
             // already below it resumes too (scheduleCatchUp does nothing when one is scheduled).
-            return (welcome, behind && state.outstanding.count <= Self.outstandingLimit / 2)
+            return (welcome, hasWork(state) && isHalfEmpty(state))
         }
         if let welcome {
-            let store = context.store
+            let (store, acks, log) = (context.store, context.welcomeAcks, context.log)
             let clientID = identity.clientID
-            let log = context.log
+            acks.begin(welcome, clientID: clientID)
             context.workers.submit {
                 do { try store.acknowledgeRelayWelcome(welcome, clientID: clientID) } catch {
                     log.warning("relay welcome acknowledgement failed", ["error": String(describing: type(of: error))])
                 }
+                acks.end(welcome, clientID: clientID)
             }
         }
         if resume { scheduleCatchUp() }
@@ -279,9 +302,22 @@ final class RelaySession: EventFollower, Sendable {
         state.nextMessageID += 1
         if message.qos != .atMostOnce {
             state.outstanding[id] = Outstanding(ref: ref, message: message, packetIdentifier: nil, order: id)
+            state.outstandingBytes += message.payload.count
         }
         return .deliver(OutboundMessage(id: id, message: message))
     }
 
-    static func isFull(_ state: State) -> Bool { state.outstanding.count >= outstandingLimit }
+    /// The client holds as many unacknowledged messages, or bytes, as it may: nothing more is handed.
+    func isFull(_ state: State) -> Bool {
+        state.outstanding.count >= context.settings.maxUnackedMessages || state.outstandingBytes >= context.settings.maxUnackedBytes
+    }
+
+    private func isHalfEmpty(_ state: State) -> Bool {
+        state.outstanding.count <= context.settings.maxUnackedMessages / 2 && state.outstandingBytes <= context.settings.maxUnackedBytes / 2
+    }
+
+    /// Something waits to be read or handed: a conversation behind, Welcomes, retained values, barriers.
+    func hasWork(_ state: State) -> Bool {
+        !state.dirty.isEmpty || state.welcomesDirty || !state.retainedDue.isEmpty || !state.barriers.isEmpty
+    }
 }

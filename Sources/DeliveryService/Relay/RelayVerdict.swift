@@ -15,6 +15,11 @@ enum RelayVerdict: Equatable, Sendable {
 
     static func notAuthorized(_ what: String) -> RelayVerdict { .refused(.notAuthorized, "NotAuthorized: \(what)") }
 
+    /// A conversation the caller is not in, whether it exists or not: one answer for both, so that
+    /// PUBACKs tell nobody which group ids exist.
+    static let notMember = RelayVerdict.refused(.notAuthorized, "NotMember: the caller is not a member of this conversation "
+                                                + "(to create one, publish its GroupInfo on its relay/g/{group_id}/i first)")
+
     /// What a check that threw means on MQTT: 0x87 for who-may-do-what (403, an unknown group or
     /// one the caller is not in), 0x97 for quotas and rate limits, 0x80 with the XRPC error's name
     /// and message for the rest (invalid commits, messages, epochs...).
@@ -38,8 +43,8 @@ enum RelayVerdict: Equatable, Sendable {
         }
         let reason = "\(xrpc.name.rawValue): \(xrpc.message)"
         switch xrpc.status {
+        case _ where [.convoNotFound, .notMember].contains(xrpc.name): self = .notMember
         case 403: self = .refused(.notAuthorized, reason)
-        case 404 where xrpc.name == .convoNotFound: self = .refused(.notAuthorized, reason)
         case 429: self = .refused(.quotaExceeded, reason)
         case _ where [.tooManyKeyPackages, .quotaExceeded].contains(xrpc.name): self = .refused(.quotaExceeded, reason)
         default: self = .refused(.unspecifiedError, reason)

@@ -24,6 +24,9 @@ public final class DeliveryServiceApp: Sendable {
     private let chatHub: ChatEventHub
     /// The MQTT listener's Relay protocol (MQTT_PORT); nil when it is off.
     private let relay: RelayBroker?
+    /// The push outbox's worker (docs/push.md) and this node's live devices; nil when no platform is configured.
+    let push: PushDispatcher?
+    private let pushPresence: PushPresence?
     /// The MQTT listener's broker, when it runs (tests).
     var relayBroker: RelayBroker? { relay }
 
@@ -43,7 +46,9 @@ public final class DeliveryServiceApp: Sendable {
             log.info("DID document fetch failed", ["reason": detail])
         })
         let verifier = ServiceAuthVerifier(configuration: configuration.auth, resolver: resolver, replayStore: replayStore)
-        let store = DeliveryStore(database: database, configuration: configuration.limits.storeConfiguration)
+        var storeConfiguration = configuration.limits.storeConfiguration
+        storeConfiguration.pushEnabled = configuration.push.enabled
+        let store = DeliveryStore(database: database, configuration: storeConfiguration)
         maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
         let blobs = try BlobDirectory(root: configuration.blobDirectory)
         let reclaimer = BlobReclaimer(store: store, blobs: blobs, log: log)
@@ -63,8 +68,22 @@ public final class DeliveryServiceApp: Sendable {
         let methods = DeliveryServiceMethods.all(environment)
             + [GetSubscriptionTicket.method(environment, events: events), SubscribeConvoEvents.method()]
             + ChatMethods.all(chat) + [SubscribeChatEvents.method()]
+            + [RegisterDeviceToken.method(environment, rules: PushRegistrationRules(settings: configuration.push),
+                                          maxDevices: configuration.push.maxDevicesPerUser),
+               UnregisterDeviceToken.method(environment)]
         let metrics = ServiceMetrics(nsids: methods.map(\.nsid))
+        let node = UUID().uuidString
+        push = try PushServices.dispatcher(settings: configuration.push, store: store, metrics: metrics.push, log: log, node: node)
+        if let push {
+            events.hub.onNews { push.nudge() }
+            let presence = PushPresence(store: store, node: node, log: log)
+            events.hub.mirrorPresence(to: presence)
+            pushPresence = presence
+        } else {
+            pushPresence = nil
+        }
         let rateLimits = RateLimits(configuration: configuration.rateLimits)
+        let serviceAuth = ServiceAuthChecks(verifier: verifier, resolver: resolver)
         self.metrics = metrics
         self.rateLimits = rateLimits
         let router = XRPCRouter(
@@ -75,7 +94,7 @@ public final class DeliveryServiceApp: Sendable {
                 "/.well-known/did.json": PlainRoutes.didDocument(serviceDID: configuration.serviceDID,
                                                                   endpoint: configuration.serviceEndpoint),
             ],
-            serviceAuth: ServiceAuthChecks(verifier: verifier, resolver: resolver),
+            serviceAuth: serviceAuth,
             log: log, rateLimits: rateLimits, metrics: metrics,
             webSocketRoutes: [
                 EventService.subscribeNSID: { request, authenticate in try events.upgrade(request, authenticate: authenticate) },
@@ -85,12 +104,19 @@ public final class DeliveryServiceApp: Sendable {
         var streams: [StreamListener] = []
         if let port = configuration.mqttPort {
             let pending = RelayPending()
+            let settings = configuration.relay
+            let workers = settings.effectiveWorkerThreads(workerThreads: configuration.http.workerThreads,
+                                                          poolSize: configuration.database.poolSize)
             let context = RelayContext(env: environment, source: events.source, hub: events.hub,
-                                       workers: EventWorkers(threads: configuration.http.workerThreads, name: "relay"),
-                                       node: UUID().uuidString, pending: pending)
+                                       workers: EventWorkers(threads: workers, name: "relay"),
+                                       node: node, pending: pending, settings: settings, rateLimits: rateLimits, metrics: metrics)
+            var listener = MQTTServerConfiguration()
+            listener.maximumUnsentBytes = settings.maxUnsentBytes
+            listener.maximumTopicFilters = settings.maxFiltersPerSubscribe
             let broker = RelayBroker(
-                configuration: MQTTServerConfiguration(), context: context,
-                authenticator: RelayAuthenticator(verifier: verifier, store: store, rateLimits: rateLimits, metrics: metrics),
+                configuration: listener, context: context,
+                authenticator: RelayAuthenticator(checks: serviceAuth, store: store, rateLimits: rateLimits, metrics: metrics,
+                                                  maxClientsPerDID: settings.maxClientsPerDID),
                 publisher: RelayPublisher(env: environment, rateLimits: rateLimits, metrics: metrics, pending: pending))
             relay = broker
             // TLS with the same certificate as HTTPS when TLS_CERT_FILE / TLS_KEY_FILE are set.
@@ -124,6 +150,8 @@ public final class DeliveryServiceApp: Sendable {
         retention.start()
         events.start(databaseURL: configuration.database.url)
         chatHub.start(databaseURL: configuration.database.url)
+        pushPresence?.start()
+        push?.start()
         log.info("listening", ["host": configuration.http.host, "port": String(server.port)])
         if relay != nil { log.info("mqtt listening", ["host": configuration.http.host, "port": String(server.streamPort(0))]) }
     }
@@ -159,7 +187,9 @@ public final class DeliveryServiceApp: Sendable {
         maintenance.stop()
         retention.stop()
         chatHub.stop()
+        push?.stop()
         events.stop()
+        pushPresence?.stop()
         database.close()
         log.info("stopped")
     }

@@ -38,6 +38,8 @@ extension DeliveryStoreError {
                              "too many KeyPackages of \(owner) used recently; retry in \(retryAfter) s",
                              headers: [("Retry-After", String(retryAfter))])
         case .invalidAttachment(let message): return XRPCError(400, .invalidAttachment, message)
+        case .tooManyPushDevices(let limit):
+            return .conflict(.tooManyDevices, "at most \(limit) devices per user are registered for push; unregister one first")
         case .invalidArgument(let message): return .invalidRequest(message)
         case .tokenReplayed: return XRPCError(AuthError.replayedToken)
         case .database: return nil

@@ -10,7 +10,7 @@ extension ServiceConfiguration {
     /// group's list, then run scripts/configuration-doc.sh to regenerate docs/configuration.md.
     public static let environmentVariables: [EnvironmentVariable] =
         networkVariables + databaseVariables + identityVariables + rateLimitVariables + limitVariables
-            + retentionVariables + eventVariables + mqttVariables + chatVariables + operationsVariables
+            + retentionVariables + eventVariables + mqttVariables + chatVariables + pushVariables + operationsVariables
 
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(ConfigurationError) -> ServiceConfiguration {

@@ -34,6 +34,10 @@ public struct ServiceConfiguration: Sendable {
     /// CHAT_CIPHER_SUITES: the MLS cipher suites chat conversations may use; the contract's
     /// X-Wing suite (0x004D) unless set.
     public var chatCipherSuites: Set<UInt16> = [0x004D]
+    /// APNS_*, VAPID_*, FCM_*, PUSH_*: push to devices without a socket (docs/push.md).
+    public var push = PushSettings()
+    /// MQTT_*: the listener's limits (docs/SECURITY.md, "The MQTT listener").
+    public var relay = RelaySettings()
 
     public init() {}
 

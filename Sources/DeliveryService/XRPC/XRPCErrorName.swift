@@ -25,6 +25,7 @@ public struct XRPCErrorName: Hashable, Sendable, CustomStringConvertible {
         .invalidKeyPackage, .keyPackageNotFound, .duplicateKeyPackage, .tooManyKeyPackages, .tooManyKeyPackageUses, .expirationTooFar,
         .invalidMessage, .messageTooLarge, .messageIdConflict, .invalidAttachment, .blobNotFound, .blobTooLarge, .quotaExceeded, .rangeNotSatisfiable, .storageNotRegistered,
         .invalidTicket, .expiredTicket, .ticketAlreadyUsed, .ticketMismatch, .tooManySubscriptions,
+        .invalidPushToken, .pushNotConfigured, .tooManyDevices,
     ]
 
     // Requests (API.md, Conventions)
@@ -101,4 +102,12 @@ public struct XRPCErrorName: Hashable, Sendable, CustomStringConvertible {
     public static let ticketAlreadyUsed = XRPCErrorName("TicketAlreadyUsed")
     public static let ticketMismatch = XRPCErrorName("TicketMismatch")
     public static let tooManySubscriptions = XRPCErrorName("TooManySubscriptions")
+
+    // Push registrations (docs/push.md)
+    /// A token, device id or Web Push subscription that is malformed, or an endpoint the service may not reach.
+    public static let invalidPushToken = XRPCErrorName("InvalidPushToken")
+    /// The platform's push service is not configured on this service.
+    public static let pushNotConfigured = XRPCErrorName("PushNotConfigured")
+    /// PUSH_MAX_DEVICES_PER_USER devices are registered already.
+    public static let tooManyDevices = XRPCErrorName("TooManyDevices")
 }

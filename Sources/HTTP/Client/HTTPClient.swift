@@ -9,6 +9,8 @@ public struct HTTPClient: Sendable {
     public let userAgent: String
     /// One more trusted certificate besides the system store, so tests can run a TLS server.
     var extraTrustAnchorPEM: [UInt8]?
+    /// The certificates trusted instead of the system's, when the client was made with some.
+    private var trustedContext: ClientTLSContext?
     /// Where host names are looked up, within the request's deadline.
     var nameLookup = NameLookup.shared
 
@@ -18,6 +20,39 @@ public struct HTTPClient: Sendable {
         self.maxBodySize = maxBodySize
         self.allowPrivateAddresses = allowPrivateAddresses
         self.userAgent = userAgent
+    }
+
+    /// A client that trusts exactly `trustedCertificatesPEM` (PEM certificates) for https, instead of
+    /// the system's store: a private or test host with its own CA.
+    public init(timeout: Double = 3, maxBodySize: Int = 1 << 20, allowPrivateAddresses: Bool = false,
+                userAgent: String = "catbird-mls", trustedCertificatesPEM: [UInt8]) throws(HTTPClientError) {
+        self.init(timeout: timeout, maxBodySize: maxBodySize, allowPrivateAddresses: allowPrivateAddresses, userAgent: userAgent)
+        do { trustedContext = try ClientTLSContext(trustedCertificatesPEM: trustedCertificatesPEM) } catch {
+            throw .tls("\(error)")
+        }
+    }
+
+    /// The origin of an http(s) URL (RFC 6454 §6.2): `scheme://host`, with `:port` unless it is the default.
+    public static func origin(of url: String) throws(HTTPClientError) -> String {
+        let url = try HTTPClientURL(url)
+        return (url.scheme == .https ? "https://" : "http://") + url.hostHeader
+    }
+
+    /// Whether `url` is a destination this client would connect to: a well-formed http(s) URL whose
+    /// host resolves (within the timeout) to addresses the SSRF guard permits. Throws the reason
+    /// `send` would fail with before connecting.
+    public func checkDestination(_ url: String) throws(HTTPClientError) {
+        _ = try permittedEndpoints(try HTTPClientURL(url), deadline: HTTPClientDeadline(seconds: timeout))
+    }
+
+    private func permittedEndpoints(_ url: HTTPClientURL, deadline: HTTPClientDeadline) throws(HTTPClientError) -> [HTTPClientEndpoint] {
+        // The lookup shares the deadline: a DNS server that never answers costs at most the budget.
+        let endpoints = try nameLookup.resolve(host: url.host, port: url.port, isLiteral: url.hostIsIPLiteral, deadline: deadline)
+        let permitted = allowPrivateAddresses ? endpoints : endpoints.filter { $0.address.isPubliclyRoutable }
+        guard !permitted.isEmpty else {
+            throw .forbiddenAddress("\(url.host) resolves only to non-public addresses")
+        }
+        return permitted
     }
 
     /// GET `url` (http or https). Non-2xx answers other than 3xx are returned for the caller to
@@ -32,18 +67,13 @@ public struct HTTPClient: Sendable {
         let url = try HTTPClientURL(url)
         let deadline = HTTPClientDeadline(seconds: timeout)
         let hostIsIPLiteral = url.hostIsIPLiteral
-        // The lookup shares the deadline: a DNS server that never answers costs at most the budget.
-        let endpoints = try nameLookup.resolve(host: url.host, port: url.port, isLiteral: hostIsIPLiteral, deadline: deadline)
-        let permitted = allowPrivateAddresses ? endpoints : endpoints.filter { $0.address.isPubliclyRoutable }
-        guard !permitted.isEmpty else {
-            throw .forbiddenAddress("\(url.host) resolves only to non-public addresses")
-        }
+        let permitted = try permittedEndpoints(url, deadline: deadline)
         _ = try deadline.remainingMilliseconds()
         let connection = try HTTPClientConnection.connect(to: permitted, deadline: deadline)
         if url.scheme == .https {
             let context: ClientTLSContext
             do {
-                context = try extraTrustAnchorPEM.map(ClientTLSContext.init) ?? ClientTLSContext.shared.get()
+                context = try trustedContext ?? extraTrustAnchorPEM.map(ClientTLSContext.init) ?? ClientTLSContext.shared.get()
             } catch {
                 throw .tls("\(error)")
             }

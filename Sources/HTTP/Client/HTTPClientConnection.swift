@@ -4,8 +4,10 @@ import Glibc
 
 /// One outbound connection on the server's own parts: the non-blocking `Socket` (MSG_NOSIGNAL
 /// writes) and, for https, a `TLSSession` over memory BIOs, driven with poll(2) so that every
-/// wait is bounded by the request's deadline.
-final class HTTPClientConnection {
+/// wait is bounded by the request's deadline. Once established, a protocol running on an event
+/// loop of its own (HTTP/2) drives it with the non-blocking calls instead (`descriptor`,
+/// `receive`, `send`, `flush`).
+package final class HTTPClientConnection {
     private let socket: Socket
     private var tls: TLSSession?
     /// Ciphertext read from the socket on its way into the TLS session.
@@ -46,9 +48,9 @@ final class HTTPClientConnection {
 
     /// Runs the TLS handshake; from here on reads and writes go through the session.
     func startTLS(context: ClientTLSContext, host: String, hostIsIPLiteral: Bool,
-                  deadline: HTTPClientDeadline) throws(HTTPClientError) {
+                  deadline: HTTPClientDeadline, alpn: [UInt8]? = nil) throws(HTTPClientError) {
         let session: TLSSession
-        do { session = try TLSSession(client: context, host: host, hostIsIPLiteral: hostIsIPLiteral) } catch {
+        do { session = try TLSSession(client: context, host: host, hostIsIPLiteral: hostIsIPLiteral, alpn: alpn) } catch {
             throw .tls("\(error)")
         }
         while true {
@@ -121,4 +123,49 @@ final class HTTPClientConnection {
         if tls != nil, code == EPROTO { return .tls(openSSLErrorDescription()) }
         return .io("\(call): \(String(cString: strerror(code)))")
     }
+
+    // MARK: Established, on an event loop
+
+    /// Connects to `host`:`port` (resolved within `timeout`, the SSRF guard applied unless
+    /// `allowPrivateAddresses`) and, with `tls`, completes the handshake offering `alpn`; blocks
+    /// for at most `timeout` seconds in all.
+    package static func establish(host: String, port: UInt16, tls: ClientTLSContext?, alpn: [UInt8]?,
+                                  allowPrivateAddresses: Bool, timeout: Double) throws(HTTPClientError) -> HTTPClientConnection {
+        let deadline = HTTPClientDeadline(seconds: timeout)
+        let literal = host.contains(":") || HTTPClientURL.isDottedQuad(host)
+        let endpoints = try NameLookup.shared.resolve(host: host, port: port, isLiteral: literal, deadline: deadline)
+        let permitted = allowPrivateAddresses ? endpoints : endpoints.filter { $0.address.isPubliclyRoutable }
+        guard !permitted.isEmpty else { throw .forbiddenAddress("\(host) resolves only to non-public addresses") }
+        let connection = try connect(to: permitted, deadline: deadline)
+        connection.socket.setNoDelay()
+        if let tls { try connection.startTLS(context: tls, host: host, hostIsIPLiteral: literal, deadline: deadline, alpn: alpn) }
+        return connection
+    }
+
+    /// The socket, for an event loop to watch (readable, writable).
+    package var descriptor: Int32 { socket.descriptor }
+
+    /// The protocol the server chose by ALPN, under TLS.
+    package var selectedProtocol: String? { tls?.selectedProtocol }
+
+    /// What the socket holds now (plaintext under TLS) into `buffer`, without waiting.
+    package func receive(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        guard let tls else { return socket.read(into: buffer) }
+        return scratch.withUnsafeMutableBytes { tls.read(from: socket, into: buffer, scratch: $0) }
+    }
+
+    /// Writes what the socket takes now of `chunks` (from `firstOffset` in the first); returns the
+    /// plaintext bytes taken.
+    package func send(_ chunks: ArraySlice<[UInt8]>, firstOffset: Int) -> IOResult {
+        tls?.write(chunks, firstOffset: firstOffset, to: socket) ?? socket.write(chunks, firstOffset: firstOffset)
+    }
+
+    /// Sends ciphertext the socket did not take before: `.bytes(0)` once none is left.
+    package func flush() -> IOResult { tls?.flush(to: socket) ?? .bytes(0) }
+
+    /// Whether TLS holds ciphertext not yet sent.
+    package var hasUnsentOutput: Bool { tls?.hasUnsentCiphertext ?? false }
+
+    /// Sends close_notify, best effort; the socket closes when the connection goes.
+    package func closeGracefully() { tls?.shutdown(to: socket) }
 }

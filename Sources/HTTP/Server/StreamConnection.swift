@@ -33,7 +33,7 @@ final class StreamConnection {
     func start(_ service: any StreamService, handle: StreamConnectionHandle, loop: IOLoop) {
         let session = service.open(handle, remoteAddress: remoteAddress, now: loop.now)
         self.session = session
-        var io = StreamIO(now: loop.now)
+        var io = StreamIO(now: loop.now, unsent: output.unsentBytes)
         session.opened(io: &io)
         run(.sessionActed(apply(io, consumedInput: false)), loop: loop)
     }
@@ -47,7 +47,7 @@ final class StreamConnection {
     /// A message from another thread for the session.
     func deliver(_ message: any Sendable, loop: IOLoop) {
         guard !isClosed, let session else { return }
-        var io = StreamIO(now: loop.now)
+        var io = StreamIO(now: loop.now, unsent: output.unsentBytes)
         session.posted(message, io: &io)
         run(.sessionActed(apply(io, consumedInput: false)), loop: loop)
     }
@@ -100,7 +100,7 @@ final class StreamConnection {
 
     private func callSession(loop: IOLoop, _ body: (any StreamSession, inout StreamIO) -> Void) -> Event? {
         guard let session else { return nil }
-        var io = StreamIO(now: loop.now)
+        var io = StreamIO(now: loop.now, unsent: output.unsentBytes)
         body(session, &io)
         return .sessionActed(apply(io, consumedInput: false))
     }
@@ -109,7 +109,8 @@ final class StreamConnection {
     private func apply(_ io: StreamIO, consumedInput: Bool) -> StreamConnectionMachine.SessionAnswer {
         var answer = StreamConnectionMachine.SessionAnswer(consumedInput: consumedInput, pause: io.pause, close: io.close,
                                                            deadline: io.deadline)
-        if !io.output.isEmpty, !machine.transport.closeAfterFlush {
+        if io.discard { _ = output.dropUnstarted() }
+        if (io.discard || !io.output.isEmpty), !machine.transport.closeAfterFlush {
             for bytes in io.output { output.append(bytes) }
             answer.unsent = output.unsentBytes
         }
@@ -126,7 +127,7 @@ final class StreamConnection {
 
     private func deliverInput(loop: IOLoop) -> Event? {
         guard let session else { return nil }
-        var io = StreamIO(now: loop.now)
+        var io = StreamIO(now: loop.now, unsent: output.unsentBytes)
         held.withBytes { session.received($0, io: &io) }
         held.removeAll()
         return .sessionActed(apply(io, consumedInput: true))

@@ -3,8 +3,8 @@ import Foundation
 import Synchronization
 
 /// A fixed set of threads running jobs that may block (database, network), first in, first out.
-final class WorkerPool: Sendable {
-    typealias Job = @Sendable () -> Void
+package final class WorkerPool: Sendable {
+    package typealias Job = @Sendable () -> Void
 
     private enum Item {
         case run(Job)
@@ -32,20 +32,23 @@ final class WorkerPool: Sendable {
         }
     }
 
-    let threadCount: Int
+    package let threadCount: Int
+    /// Threads are named `<name>-<index>`.
+    private let name: String
     private let queue = Mutex(Queue())
     private let available = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
 
-    init(threadCount: Int) {
+    package init(threadCount: Int, name: String = "http-worker") {
         self.threadCount = Swift.max(1, threadCount)
+        self.name = name
     }
 
-    func start() {
+    package func start() {
         for index in 0..<threadCount {
             finished.enter()
             let thread = Thread { [self] in
-                Thread.current.name = "http-worker-\(index)"
+                Thread.current.name = "\(name)-\(index)"
                 work()
                 finished.leave()
             }
@@ -53,13 +56,13 @@ final class WorkerPool: Sendable {
         }
     }
 
-    func submit(_ job: @escaping Job) {
+    package func submit(_ job: @escaping Job) {
         queue.withLock { $0.push(.run(job)) }
         available.signal()
     }
 
     /// Lets queued jobs finish, then stops and joins every thread.
-    func shutdown() {
+    package func shutdown() {
         for _ in 0..<threadCount {
             queue.withLock { $0.push(.stop) }
             available.signal()

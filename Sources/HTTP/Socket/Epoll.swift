@@ -4,49 +4,49 @@ import Glibc
 #endif
 
 /// A thin wrapper over one epoll instance. Each I/O thread owns one.
-struct Epoll {
-    static let readable = LinuxCalls.EPOLLIN
-    static let writable = LinuxCalls.EPOLLOUT
-    static let peerHangUp = LinuxCalls.EPOLLRDHUP
-    static let hangUp = LinuxCalls.EPOLLHUP
-    static let error = LinuxCalls.EPOLLERR
-    static let edgeTriggered = LinuxCalls.EPOLLET
+package struct Epoll {
+    package static let readable = LinuxCalls.EPOLLIN
+    package static let writable = LinuxCalls.EPOLLOUT
+    package static let peerHangUp = LinuxCalls.EPOLLRDHUP
+    package static let hangUp = LinuxCalls.EPOLLHUP
+    package static let error = LinuxCalls.EPOLLERR
+    package static let edgeTriggered = LinuxCalls.EPOLLET
     static let exclusive = LinuxCalls.EPOLLEXCLUSIVE
 
     let descriptor: Int32
 
-    static func make() throws(SocketError) -> Epoll {
+    package static func make() throws(SocketError) -> Epoll {
         let fd = LinuxCalls.create1(LinuxCalls.EPOLL_CLOEXEC)
         guard fd >= 0 else { throw .makeFailed("epoll_create1") }
         return Epoll(descriptor: fd)
     }
 
-    func add(_ fd: Int32, events: UInt32, data: UInt64) throws(SocketError) {
+    package func add(_ fd: Int32, events: UInt32, data: UInt64) throws(SocketError) {
         let result = LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_ADD, fd, events: events, data: data)
         guard result == 0 else { throw .makeFailed("epoll_ctl EPOLL_CTL_ADD") }
     }
 
-    func remove(_ fd: Int32) {
+    package func remove(_ fd: Int32) {
         _ = LinuxCalls.control(descriptor, LinuxCalls.EPOLL_CTL_DEL, fd, events: 0, data: 0)
     }
 
     /// Waits up to `timeoutMS` (-1 = forever) and returns how many events were stored in `events`.
-    func wait(into events: EpollEvents, timeoutMS: Int32) -> Int {
+    package func wait(into events: EpollEvents, timeoutMS: Int32) -> Int {
         let n = LinuxCalls.wait(descriptor, events.storage.baseAddress, Int32(events.capacity), timeoutMS)
         return n < 0 ? 0 : Int(n)
     }
 
-    func close() {
+    package func close() {
         _ = Glibc.close(descriptor)
     }
 }
 
 /// The event array `epoll_wait` fills; owned by one I/O thread.
-final class EpollEvents {
+package final class EpollEvents {
     let capacity: Int
     fileprivate let storage: UnsafeMutableBufferPointer<epoll_event>
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
         storage = .allocate(capacity: capacity)
         storage.initialize(repeating: epoll_event())
@@ -56,32 +56,32 @@ final class EpollEvents {
         storage.deallocate()
     }
 
-    subscript(index: Int) -> (events: UInt32, data: UInt64) {
+    package subscript(index: Int) -> (events: UInt32, data: UInt64) {
         (storage[index].events, storage[index].data.u64)
     }
 }
 
 /// A counter descriptor other threads write to wake an I/O thread out of `epoll_wait`.
-struct EventFD: Sendable {
-    let descriptor: Int32
+package struct EventFD: Sendable {
+    package let descriptor: Int32
 
-    static func make() throws(SocketError) -> EventFD {
+    package static func make() throws(SocketError) -> EventFD {
         let fd = LinuxCalls.eventfd(0, LinuxCalls.EFD_NONBLOCK | LinuxCalls.EFD_CLOEXEC)
         guard fd >= 0 else { throw .makeFailed("eventfd") }
         return EventFD(descriptor: fd)
     }
 
-    func signal() {
+    package func signal() {
         var one: UInt64 = 1
         _ = Glibc.write(descriptor, &one, MemoryLayout<UInt64>.size)
     }
 
-    func drain() {
+    package func drain() {
         var value: UInt64 = 0
         _ = Glibc.read(descriptor, &value, MemoryLayout<UInt64>.size)
     }
 
-    func close() {
+    package func close() {
         _ = Glibc.close(descriptor)
     }
 }

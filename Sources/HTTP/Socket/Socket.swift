@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Outcome of a non-blocking read or write.
-enum IOResult: Equatable {
+package enum IOResult: Equatable {
     case bytes(Int)
     case wouldBlock
     /// Orderly end of stream from the peer (read returned 0).

@@ -34,13 +34,32 @@ public struct StreamIO {
     var pause: Bool?
     var close = false
     var deadline: UInt64??
+    /// `discardUnsent` was called: what was queued before this call and not begun goes.
+    var discard = false
+    /// Bytes queued for the peer and not yet written, this call's included.
+    public private(set) var unsentBytes: Int
 
-    public init(now: UInt64) { self.now = now }
+    public init(now: UInt64) { self.init(now: now, unsent: 0) }
+
+    /// - Parameter unsent: bytes the connection holds unwritten when the call begins.
+    init(now: UInt64, unsent: Int) {
+        self.now = now
+        unsentBytes = unsent
+    }
 
     /// Queues bytes for the peer, after everything queued before.
     public mutating func send(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         output.append(bytes)
+        unsentBytes += bytes.count
+    }
+
+    /// Drops every queued byte that has not begun going out (a chunk partly written stays whole, so
+    /// the peer reads whole packets): for a peer that reads too slowly, before a last word and a close.
+    public mutating func discardUnsent() {
+        discard = true
+        output = []
+        unsentBytes = 0
     }
 
     /// Stop handing input to the session (it stays held, and reading stops once the read-ahead

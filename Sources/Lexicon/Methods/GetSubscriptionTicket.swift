@@ -1,9 +1,12 @@
 /// `blue.catbird.mls.getSubscriptionTicket` input: without `convoId`, all the caller's conversations.
 public struct GetSubscriptionTicketInput: Codable, Sendable, Equatable {
     public var convoId: String?
+    /// The device the socket is the live subscription of: it is not pushed while the socket is open.
+    public var deviceId: String?
 
-    public init(convoId: String? = nil) {
+    public init(convoId: String? = nil, deviceId: String? = nil) {
         self.convoId = convoId
+        self.deviceId = deviceId
     }
 }
 

@@ -90,6 +90,12 @@ public struct MQTTReader: Sendable {
         return Array(bytes[position..<(position + count)])
     }
 
+    /// Passes over `count` bytes without reading them.
+    public mutating func skip(_ count: Int, _ what: @autoclosure () -> String = "bytes") throws(MQTTError) {
+        try need(count, what())
+        position += count
+    }
+
     /// Everything left in the section (a PUBLISH payload).
     public mutating func readRest() -> [UInt8] {
         defer { position = limit }

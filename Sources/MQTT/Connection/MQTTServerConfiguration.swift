@@ -20,6 +20,14 @@ public struct MQTTServerConfiguration: Sendable {
     /// Bytes held while authentication runs and reading is paused (MQTT 5.0 §3.1.4: packets after
     /// CONNECT wait for its outcome); past it the connection is refused with 0x97 Quota exceeded.
     public var maximumBufferedBytes: Int = (1 << 20) + 65_536
+    /// Topic Filters one SUBSCRIBE or UNSUBSCRIBE may hold: one of more is answered without its
+    /// filters being decoded, every one refused (0x97 Quota exceeded in SUBACK, 0x83 in UNSUBACK).
+    public var maximumTopicFilters: Int = 128
+    /// Bytes queued for the client and not yet written; a delivery past it ends the connection with
+    /// DISCONNECT 0x97 Quota exceeded (what was queued and not begun is dropped first), so a client
+    /// that reads too slowly cannot make the Server hold without bound what is published meanwhile.
+    /// Applied by the listener, which alone knows what the socket took.
+    public var maximumUnsentBytes: Int = 32 << 20
 
     public init() {}
 }

@@ -11,6 +11,7 @@ extension MQTTServerConnection {
                     disconnect(.protocolError, "second CONNECT")
                     return
                 }
+                if answeredOversizedFilterList(frame) { continue }
                 packet = try MQTTPacket.decode(frame)
             } catch {
                 disconnect(error.reasonCode, error.description)
@@ -19,6 +20,31 @@ extension MQTTServerConnection {
             packetReceived()
             handle(packet)
         }
+    }
+
+    /// A SUBSCRIBE or UNSUBSCRIBE of more Topic Filters than `maximumTopicFilters`, counted before any
+    /// is decoded, gets every filter refused: 0x97 Quota exceeded in SUBACK (§3.9.3), 0x83 in UNSUBACK
+    /// (§3.11.3 has no Quota exceeded). True when `frame` was such a packet and is answered.
+    private mutating func answeredOversizedFilterList(_ frame: MQTTFrame) -> Bool {
+        let type = frame.firstByte >> 4
+        let subscribe = type == PacketType.subscribe.rawValue
+        guard subscribe || type == PacketType.unsubscribe.rawValue,
+              let (identifier, count) = TopicFilterCount.count(body: frame.body, optionsBytes: subscribe ? 1 : 0),
+              count > configuration.maximumTopicFilters else { return false }
+        if inUse(identifier) {
+            disconnect(.protocolError, "Packet Identifier \(identifier) is in use")
+            return true
+        }
+        packetReceived()
+        let reason = reasonProperties("more than \(configuration.maximumTopicFilters) Topic Filters in one packet")
+        if subscribe {
+            send(.suback(SubAckPacket(packetIdentifier: identifier, reasonCodes: Array(repeating: .quotaExceeded, count: count),
+                                      properties: reason)))
+        } else {
+            send(.unsuback(UnsubAckPacket(packetIdentifier: identifier,
+                                          reasonCodes: Array(repeating: .implementationSpecificError, count: count), properties: reason)))
+        }
+        return true
     }
 
     /// MQTT 5.0 §3.1.2.10: any Control Packet restarts the 1.5 × Keep Alive interval.

@@ -44,7 +44,14 @@ final class ServiceHarness {
         ].merging(extra) { _, new in new })
         if let limits { configuration.limits = limits }
         self.configuration = configuration
-        app = try DeliveryServiceApp(configuration: configuration)
+        do {
+            app = try DeliveryServiceApp(configuration: configuration)
+        } catch {
+            // A configuration the service refuses leaves nothing behind.
+            plc.stop()
+            namespace.drop()
+            throw error
+        }
         try app.start()
     }
 
