@@ -128,6 +128,11 @@ final class RateLimitUnitTests: XCTestCase {
                      "processExternalCommit", "updateGroupInfo"] {
             XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.mls." + name), .membership, name)
         }
+        XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.mls.registerDeviceToken"), .pushRegistration)
+        XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.chat.sendMessage"), .send)
+        XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.chat.getEntries"), .read)
+        XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.chat.enrollDevice"), .keyPackages)
+        XCTAssertEqual(RateLimitClass(nsid: "blue.catbird.chat.submitTransition"), .membership)
     }
 
     /// The budget of DID document fetches is the address's bucket too: rotating through a /64 does

@@ -39,7 +39,7 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
              "blue.catbird.chat.requestLeafRecovery", "blue.catbird.chat.requestLeave", "blue.catbird.chat.closeConversation",
              "blue.catbird.chat.requestReset", "blue.catbird.chat.activateReset":
             self = .membership
-        case "registerDeviceToken", "unregisterDeviceToken":
+        case "blue.catbird.mls.registerDeviceToken", "blue.catbird.mls.unregisterDeviceToken":
             self = .pushRegistration
         default:
             self = .read
