@@ -15,10 +15,15 @@ struct ChatEnvironment: Sendable {
     let subscriptionEndpoint: String
     let clock: @Sendable () -> Date
     let projection = ChatProjection()
+    /// Device keys seen, for sendMessage's path without a read before its batch.
+    let deviceKeys = ChatDeviceKeys()
+    /// Group commit of sendMessage (`appendChatMessages`), on the lanes and batch size of v1's.
+    let messages: GroupCommitLanes<ChatBatchedMessage, Result<ChatBatchedOutcome, DeliveryStoreError>>
 
     init(store: DeliveryStore, log: Log, limits: ServiceLimits, cipherSuites: Set<UInt16>, serviceEndpoint: String,
-         clock: @escaping @Sendable () -> Date = Date.init) {
+         batching: MessageBatchSettings = MessageBatchSettings(), clock: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
+        messages = GroupCommitLanes(lanes: batching.lanes, maxBatch: batching.maxBatch) { store.appendChatMessages($0) }
         self.log = log
         self.limits = limits
         self.cipherSuites = cipherSuites

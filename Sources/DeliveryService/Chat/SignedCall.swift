@@ -42,6 +42,7 @@ struct SignedCall {
         guard let device = try env.store.chat({ try $0.device(did: caller, id: deviceID) }) else {
             throw ChatRefusal(.deviceNotRegistered, "no device \(deviceID) is registered for this account")
         }
+        env.deviceKeys.remember(device)
         guard device.isActive else { throw ChatRefusal(.deviceRevoked, "the device was revoked") }
         guard device.keyID == request.keyID else { throw ChatRefusal(.deviceBindingMismatch, "keyId is not the device's key") }
         guard UInt64(device.authGeneration) == request.authGeneration else {

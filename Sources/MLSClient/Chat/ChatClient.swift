@@ -352,8 +352,20 @@ public final class ChatClient {
     @discardableResult
     public func send(_ conversation: ChatUUID, text: String) throws -> ChatValue {
         try sync(conversation)
+        let request = try seal(text, in: conversation, at: try coordinates(conversation))
+        api.capture?.signed(request, publicKey: device.publicKey)
+        let entry = try api.signed("sendMessage", request)["entry"] ?? .object([:])
+        if let seq = entry["seq"]?.integer, var membership = conversations[conversation] {
+            membership.lastSeq = max(membership.lastSeq, seq)
+            conversations[conversation] = membership
+        }
+        return entry
+    }
+
+    /// The signed sendMessage request of `text` at `prior`, not sent: the message is encrypted (its
+    /// ratchet generation spent) with the contract's frame and AAD.
+    public func seal(_ text: String, in conversation: ChatUUID, at prior: ConversationCoordinates) throws -> SignedRequest {
         guard var membership = conversations[conversation] else { throw MLSClientError.notAMember(conversation.description) }
-        let prior = try coordinates(conversation)
         let messageID = ChatUUID.random()
         let aad = MLSAuthenticatedData.applicationAAD(messageID: messageID, prior: prior)
         let frame = ChatValue.object([
@@ -364,15 +376,12 @@ public final class ChatClient {
                                                    authenticatedData: MLSAuthenticatedData.bytes(domain: MLSAuthenticatedData.applicationDomain, aad: aad))
         conversations[conversation] = membership
         let bytes = message.encoded()
-        let entry = try signed("sendMessage", .applicationSend, [
+        return SignedRequest.sign(body(.applicationSend, [
             "messageId": .uuid(messageID), "prior": prior.value, "aad": aad,
             "applicationMessage": .object(["framing": .text("mlsMessage"), "contentType": .text("privateMessageApplication"),
                                            "bytes": .bytes(bytes), "sha256": .bytes(HashAlgorithm.sha256.hash(bytes))]),
             "blobBindings": .array([]),
-        ])["entry"] ?? .object([:])
-        membership.lastSeq = max(membership.lastSeq, entry["seq"]?.integer ?? 0)
-        conversations[conversation] = membership
-        return entry
+        ]), kind: .applicationSend, key: device.key)
     }
 
     /// The messages of other devices received since the last call, reading the log first.
