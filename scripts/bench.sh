@@ -345,21 +345,24 @@ $bin/ds-bench abuse --server "$base" --audience "$service_did" --plc-dir "$dir/p
 echo "    server RSS: $rss_before before, $(rss) after"
 
 echo
-echo "== Abuse, items 2-8 (issue 14): each attack repeated for 4 s from 127.0.0.2, while a known user calls from 127.0.0.1"
+echo "== Abuse, items 2-8 (issue 14) and m1-m4 (issue 35): each attack repeated for 4 s from 127.0.0.2, while a known user calls from 127.0.0.1"
 echo "   (getConvos at 20/s, or sendMessage to the attacked conversation), first 2 s alone. On the bench server the MLS"
 echo "   bounds, upload caps and KeyPackage quotas meet the attacker at full speed (rate limits and the per-address"
 echo "   connection cap off); 7b and 8b go to a second server with the production defaults (MESSAGE_QUOTA_BYTES lowered to"
 echo "   64 MiB, so that the quota is reached). CPU: of ds-bench (the attacker and the known user) and of the server over"
 echo "   the attack. RSS is VmRSS of /proc; freed memory is not always given back to the system, so read 'after' with the"
-echo "   sampled peak and the next item's 'before'"
+echo "   sampled peak and the next item's 'before'. Items m1, m2 and m4 are the MQTT listener's (docs/SECURITY.md), on the"
+echo "   second server's MQTT port; their known user connects over MQTT, syncs (relay/s) and disconnects"
 limited_port=$(free_port)
+limited_mqtt_port=$(free_port)
 SERVICE_DID=$service_did PLC_URL="http://127.0.0.1:$plc_port" DID_RESOLVER_ALLOW_PRIVATE=1 LOG_LEVEL=warning \
-  MESSAGE_QUOTA_BYTES=67108864 PORT=$limited_port $bin/catbird-mls-server &
+  MESSAGE_QUOTA_BYTES=67108864 PORT=$limited_port MQTT_PORT=$limited_mqtt_port $bin/catbird-mls-server &
 limited_pid=$!
 pids+=($limited_pid)
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$limited_port/xrpc/_health" >/dev/null && break; sleep 0.1; done
 $bin/ds-bench abuse-items --server "$base" --server-pid "$server_pid" --audience "$service_did" --plc-dir "$dir/plc" \
-  --limited-server "http://127.0.0.1:$limited_port" --limited-pid "$limited_pid" --limited-message-quota 67108864
+  --limited-server "http://127.0.0.1:$limited_port" --limited-pid "$limited_pid" --limited-message-quota 67108864 \
+  --limited-mqtt-port "$limited_mqtt_port"
 kill "$limited_pid" && wait "$limited_pid" 2>/dev/null || true
 
 echo

@@ -18,6 +18,8 @@ struct AbuseItemsBench {
         let known: KnownUser
         /// The attacker's requests go here, from `source`.
         let attacker: AttackRequest
+        /// The server's MQTT listener, if the items may use it.
+        var mqttPort: Int? = nil
     }
 
     /// One attack: what it is, what is meant to stop it, what the known user does meanwhile, and
@@ -54,6 +56,7 @@ struct AbuseItemsBench {
         steps += mlsItems()
         steps += transportItems()
         steps += quotaItems()
+        steps += mqttItems()
         // `--only 7` runs 7a, 7b and 7c.
         for (number, make) in steps where only.map({ $0.contains(number) || $0.contains(String(number.prefix(1))) }) ?? true {
             guard let item = try make() else {

@@ -7,11 +7,12 @@
 //   ds-bench abuse --server URL --audience DID --plc-dir D [--junk-rate 100] [--seconds 10] [--known-rate 20]
 //       a known user's getConvos latency while tokens for unknown DIDs arrive at --junk-rate per second
 //   ds-bench abuse-items --server URL --server-pid PID --audience DID --plc-dir D
-//                        [--limited-server URL --limited-pid PID --limited-message-quota BYTES]
+//                        [--limited-server URL --limited-pid PID --limited-message-quota BYTES --limited-mqtt-port P]
 //                        [--seconds 4] [--baseline 2] [--known-rate 20] [--attacker-address 127.0.0.2] [--only 2,7b,8]
 //       issue 14's items 2–8, each the attack over HTTP from --attacker-address: a known user's
 //       latency alone and during it, what the server answered, the server's RSS and CPU; the
-//       limited server (production rate limits and connection cap) takes the attacks those stop
+//       limited server (production rate limits and connection cap) takes the attacks those stop, and
+//       the MQTT listener's (m1, m2, m4) on its MQTT port
 //   ds-bench prepare --server URL --audience DID --plc-dir D --out O
 //                    [--senders 16] [--convos 16] [--send-requests 30000] [--key-packages 25000]
 //                    [--ciphertext-size 1024] [--read-requests 40000]
@@ -98,9 +99,10 @@ func abuseItems(_ options: Options) throws {
                                       known: try KnownUser(try BenchUser(), client: client, plcDirectory: plc),
                                       attacker: AttackRequest(port: port, source: attackerAddress))
     }
-    let limited = try options.optionalString("limited-server").map { url in
+    var limited = try options.optionalString("limited-server").map { url in
         try target("limited server", url: url, pid: try options.int("limited-pid", default: 0))
     }
+    limited?.mqttPort = try options.optionalInt("limited-mqtt-port")
     let bench = AbuseItemsBench(
         bench: try target("bench server", url: try options.string("server"), pid: try options.int("server-pid", default: 0)),
         limited: limited, limitedMessageQuota: try options.optionalInt("limited-message-quota"), plcDirectory: plc,

@@ -179,22 +179,30 @@ extension DeliveryStore {
         }
     }
 
-    /// Whether `did` may follow the conversation, and from where (`RelayFollowStart`).
-    public func relayFollowStart(convoID: String, did: DID) throws(DeliveryStoreError) -> RelayFollowStart {
-        try run { transaction throws(DeliveryStoreError) in
-            try guarded {
-                guard let row = try transaction.connection.query("""
-                    SELECT EXISTS (SELECT 1 FROM members m WHERE m.convo_id = c.convo_id AND m.did = $2 AND m.left_at IS NULL) AS member,
-                           (SELECT max(e.event_seq) FROM events e
-                            WHERE e.convo_id = c.convo_id AND e.type = 'membershipChangeEvent' AND e.payload->>'did' = $2
-                              AND e.payload->>'action' = 'joined') AS joined,
-                           c.last_event_seq
-                    FROM convos c WHERE c.convo_id = $1
-                    """, [convoID, did]).first else { return .noConversation }
-                guard try row.bool("member") else { return .notMember }
-                return .member(after: try row.optionalInt64("joined") ?? row.int64("last_event_seq"))
+    /// Whether `did` may follow each of the conversations, and from where (`RelayFollowStart`), in
+    /// one statement (one round trip, one snapshot); a conversation that does not exist is
+    /// `.noConversation`.
+    public func relayFollowStarts(convoIDs: [String], did: DID) throws(DeliveryStoreError) -> [String: RelayFollowStart] {
+        guard !convoIDs.isEmpty else { return [:] }
+        let rows = try guarded {
+            try database.query("""
+                SELECT c.convo_id,
+                       EXISTS (SELECT 1 FROM members m WHERE m.convo_id = c.convo_id AND m.did = $2 AND m.left_at IS NULL) AS member,
+                       (SELECT max(e.event_seq) FROM events e
+                        WHERE e.convo_id = c.convo_id AND e.type = 'membershipChangeEvent' AND e.payload->>'did' = $2
+                          AND e.payload->>'action' = 'joined') AS joined,
+                       c.last_event_seq
+                FROM convos c WHERE c.convo_id = ANY($1)
+                """, [PGArray(convoIDs), did])
+        }
+        var starts = Dictionary(uniqueKeysWithValues: convoIDs.map { ($0, RelayFollowStart.noConversation) })
+        try guarded {
+            for row in rows {
+                starts[try row.string("convo_id")] = try row.bool("member")
+                    ? .member(after: try row.optionalInt64("joined") ?? row.int64("last_event_seq")) : .notMember
             }
         }
+        return starts
     }
 
     /// Which of `convoIDs` `did` is a current member of.

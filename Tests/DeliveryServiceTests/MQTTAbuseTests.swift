@@ -109,7 +109,7 @@ final class MQTTAbuseTests: XCTestCase {
     /// Forty accounts pipeline SUBSCRIBEs of about 70,000 filters each (group topics of unknown
     /// groups, one membership query apiece): three of 1 MiB (refused whole, undecoded), then forty of
     /// as many filters as one may hold (each examined until the account's RATE_LIMIT_SUBSCRIBE runs
-    /// out, 16 per turn of a relay worker). An honest user still connects and publishes within 1 s,
+    /// out, 8 per job of a relay worker). An honest user still connects and publishes within 1 s,
     /// and XRPC still gets the database.
     func test_subscribeFloodsFromFortyConnections_anHonestClientIsStillServed() throws {
         let service = try ServiceHarness(environment: ["MQTT_PORT": "0"])

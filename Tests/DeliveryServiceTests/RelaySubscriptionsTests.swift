@@ -1,5 +1,7 @@
 @testable import DeliveryService
+import Dispatch
 @testable import MQTT
+import TestSupport
 import XCTest
 
 /// The Session's subscription index and a SUBSCRIBE's work list, as values (no sockets, no store).
@@ -57,5 +59,26 @@ final class RelaySubscriptionsTests: XCTestCase {
         XCTAssertNil(work.take())
         XCTAssertTrue(work.isDone)
         XCTAssertEqual(work.codes, [.grantedQoS1, .notAuthorized, .grantedQoS1, .grantedQoS1])
+    }
+
+    /// The relay workers' two lanes: an urgent job (a new connection's CONNECT) is taken before the
+    /// others queued, and then in turn with them, so neither lane holds every thread.
+    func testWorkers_TakeUrgentJobsInTurnWithTheOthers() {
+        let workers = EventWorkers(threads: 1, name: "lanes")
+        workers.start()
+        defer { workers.stop() }
+        let gate = DispatchSemaphore(value: 0), busy = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let order = Locked<[String]>([])
+        workers.submit {
+            busy.signal()
+            gate.wait()
+        }
+        XCTAssertEqual(busy.wait(timeout: .now() + 10), .success, "the one thread is busy: what follows queues")
+        for name in ["n1", "n2", "n3"] { workers.submit { order.withLock { $0.append(name) } } }
+        for name in ["u1", "u2"] { workers.submit(urgent: true) { order.withLock { $0.append(name) } } }
+        workers.submit { done.signal() }
+        gate.signal()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(order.value, ["u1", "n1", "u2", "n2", "n3"])
     }
 }

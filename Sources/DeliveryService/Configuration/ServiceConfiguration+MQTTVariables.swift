@@ -21,7 +21,7 @@ extension ServiceConfiguration {
             if let count = try value.integer(in: 1...1024) { config.relay.workerThreads = count }
         },
         EnvironmentVariable(
-            "MQTT_MAX_QUEUED_JOBS", .mqtt, default: .value("256"), example: "32",
+            "MQTT_MAX_QUEUED_JOBS", .mqtt, default: .value("64"), example: "32",
             meaning: "Packets of one connection (publishes, subscriptions) waiting for the relay workers; past it (or "
                 + "`MQTT_MAX_QUEUED_BYTES`) the connection is not read until half of them are done.",
             guards: "A client pipelining packets (QoS 0 publishes have no Receive Maximum) into an unbounded queue."
@@ -63,7 +63,7 @@ extension ServiceConfiguration {
             "MQTT_MAX_FILTERS_PER_SUBSCRIBE", .mqtt, default: .value("128"), example: "8",
             meaning: "Topic Filters one SUBSCRIBE or UNSUBSCRIBE may hold: one with more has every filter refused "
                 + "(0x97 in SUBACK, 0x83 in UNSUBACK), counted before any is decoded. Within it a repeated filter is "
-                + "one subscription, examined once and answered alike; the distinct ones are examined 16 at a time, "
+                + "one subscription, examined once and answered alike; the distinct ones are examined 8 at a time, "
                 + "each group a turn of the relay workers.",
             guards: "One 1 MiB SUBSCRIBE of 24,000 filters, each a string to decode, a database query and a retained "
                 + "value."

@@ -45,6 +45,9 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
         var running = false
         /// Reading paused: too much waits.
         var backlogged = false
+        /// Reading paused: the DID's `RATE_LIMIT_SUBSCRIBE` is spent; what it sends would only be
+        /// decoded to be refused.
+        var throttled = false
         var identity: RelayIdentity?
         var session: RelaySession?
         var connectExpiry: UInt32 = 0
@@ -88,7 +91,17 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
         }
     }
 
-    var acceptsInput: Bool { state.withLock { !$0.backlogged } }
+    var acceptsInput: Bool { state.withLock { !$0.backlogged && !$0.throttled } }
+
+    /// Stops reading the connection for `seconds` (at least one): its DID's subscription budget is
+    /// spent, and TCP holds the client back rather than every packet being read, decoded and refused.
+    private func throttle(for seconds: Int) {
+        state.withLock { $0.throttled = true }
+        broker.context.workers.submit(after: Double(max(1, seconds))) { [self] in
+            state.withLock { $0.throttled = false }
+            link.resumeInput()
+        }
+    }
 
     func closed() {
         // A connection that closed without a Session end (while authenticating) still lets go of
@@ -114,7 +127,12 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
             state.running = true
             return true
         }
-        if start { broker.context.workers.submit { [self] in drain() } }
+        // A connection's first job (its CONNECT) does not wait behind every other connection's turn.
+        if start { broker.context.workers.submit(urgent: isAuthentication(job)) { [self] in drain() } }
+    }
+
+    private func isAuthentication(_ job: Job) -> Bool {
+        if case .authenticate = job { true } else { false }
     }
 
     /// The next job, or a run of consecutive publishes (classified by the worker).
@@ -295,13 +313,16 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
         var work = work
         session.subscribe(&work, budget: RelaySettings.filtersPerJob)
         guard work.isDone else { return putBack([.subscribe(work)]) }
+        if let seconds = work.rateLimited { throttle(for: seconds) }
         link.post(.subscribed(packetIdentifier: work.packetIdentifier, reasonCodes: work.codes))
         session.scheduleCatchUp()
     }
 
     private func unsubscribe(_ identifier: UInt16, _ filters: [TopicFilter]) {
         guard let session else { return }
-        link.post(.unsubscribed(packetIdentifier: identifier, reasonCodes: session.unsubscribe(filters)))
+        let (codes, rateLimited) = session.unsubscribe(filters)
+        if let seconds = rateLimited { throttle(for: seconds) }
+        link.post(.unsubscribed(packetIdentifier: identifier, reasonCodes: codes))
     }
 
     private func disconnected(_ expiry: UInt32?) {

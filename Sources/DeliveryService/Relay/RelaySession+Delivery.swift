@@ -19,37 +19,49 @@ extension RelaySession {
 
     /// Examines up to `budget` more filters of `work` (MQTT 5.0 §3.9.3): each answered with the
     /// granted QoS, 0x87 for a topic the client may not read, or 0x97 past the DID's
-    /// `RATE_LIMIT_SUBSCRIBE` (this filter and the packet's later ones) or the Session's
-    /// `maxSubscriptions`. Retained values are handed by the catch-up, which the caller schedules
-    /// once it has posted the SUBACK.
+    /// `RATE_LIMIT_SUBSCRIBE` (this filter and the packet's later ones, all at once: they cost
+    /// nothing) or the Session's `maxSubscriptions`. Retained values are handed by the catch-up,
+    /// which the caller schedules once it has posted the SUBACK.
     func subscribe(_ work: inout RelaySubscribeWork, budget: Int) {
-        var followed: [String] = []
-        for _ in 0..<budget {
-            guard let request = work.take() else { break }
-            guard !work.rateLimited, takeSubscribeToken() else {
-                work.rateLimited = true
+        var batch: [(SubscriptionRequest, RelayFilterScope?)] = []
+        while batch.count < budget || work.rateLimited != nil, let request = work.take() {
+            if work.rateLimited == nil { work.rateLimited = takeSubscribeToken() }
+            guard work.rateLimited == nil else {
                 work.answer(request, with: .quotaExceeded)
                 continue
             }
-            work.answer(request, with: subscribe(request, followed: &followed))
+            batch.append((request, RelayFilterScope(request.topicFilter)))
+        }
+        // The batch's group filters are authorized in one statement.
+        let convoIDs = Set(batch.compactMap { $0.1?.convoID })
+        let starts: [String: RelayFollowStart]
+        do { starts = try context.store.relayFollowStarts(convoIDs: convoIDs.sorted(), did: did) } catch {
+            for (request, _) in batch { work.answer(request, with: .unspecifiedError) }
+            return
+        }
+        var followed: [String] = []
+        for (request, scope) in batch {
+            work.answer(request, with: subscribe(request, scope: scope, starts: starts, followed: &followed))
         }
         if !followed.isEmpty { context.hub.route(followed, to: self) }
     }
 
-    /// One token of the DID's subscription budget (`RATE_LIMIT_SUBSCRIBE`).
-    private func takeSubscribeToken() -> Bool {
-        guard case .limited = context.rateLimits.checkDID(did.rawValue, class: .subscribe) else { return true }
+    /// One token of the DID's subscription budget (`RATE_LIMIT_SUBSCRIBE`): nil when taken, else
+    /// the seconds until there is one.
+    private func takeSubscribeToken() -> Int? {
+        guard case .limited(let retryAfter) = context.rateLimits.checkDID(did.rawValue, class: .subscribe) else { return nil }
         context.metrics?.recordRateLimited(scope: RateLimitClass.subscribe.rawValue)
-        return false
+        return retryAfter
     }
 
-    private func subscribe(_ request: SubscriptionRequest, followed: inout [String]) -> ReasonCode {
-        guard let scope = RelayFilterScope(request.topicFilter) else { return .notAuthorized }
+    private func subscribe(_ request: SubscriptionRequest, scope: RelayFilterScope?, starts: [String: RelayFollowStart],
+                           followed: inout [String]) -> ReasonCode {
+        guard let scope else { return .notAuthorized }
         let filter = request.topicFilter.value
         let full = state.withLock { !$0.subscriptions.contains(filter) && $0.subscriptions.count >= context.settings.maxSubscriptions }
         if full { return .quotaExceeded }
         let access: ReadAccess
-        do { access = try readAccess(scope) } catch { return .unspecifiedError }
+        do { access = try readAccess(scope, starts: starts) } catch { return .unspecifiedError }
         if case .denied = access { return .notAuthorized }
         let qos = min(request.options.maximumQoS, .atLeastOnce)
         let subscription = RelaySubscription(filter: filter, qos: qos.rawValue, noLocal: request.options.noLocal)
@@ -75,16 +87,17 @@ extension RelaySession {
 
     /// Who may read what (docs/mqtt.md): KeyPackages and client lists, anyone authenticated; a
     /// client's Welcomes, its owner; a group's topics, its current members, followed from their
-    /// latest join, read in the same statement as the membership so that a removal committed
-    /// meanwhile comes after the start. A held GroupInfo opens a group only while it does not exist.
-    private func readAccess(_ scope: RelayFilterScope) throws -> ReadAccess {
+    /// latest join, read in the same statement as the membership (`starts`) so that a removal
+    /// committed meanwhile comes after the start. A held GroupInfo opens a group only while it does
+    /// not exist.
+    private func readAccess(_ scope: RelayFilterScope, starts: [String: RelayFollowStart]) throws -> ReadAccess {
         switch scope {
         case .topic(.keyPackages), .topic(.user): return .granted
         case .topic(.sync(let clientID)): return clientID == identity.clientID ? .granted : .denied
         case .topic(.welcome(let clientID)):
             return try clientID == identity.clientID || context.store.relayClientOwner(clientID) == did.rawValue ? .granted : .denied
         case .topic(.groupMessages(let convoID)), .topic(.groupInfo(let convoID)), .group(let convoID):
-            switch try context.store.relayFollowStart(convoID: convoID, did: did) {
+            switch starts[convoID] ?? .noConversation {
             case .member(let after): return .follow(after: after)
             case .notMember: return .denied
             // Relay §8.1: the creator subscribes between its GroupInfo and the creating commit.
@@ -104,16 +117,14 @@ extension RelaySession {
     }
 
     /// MQTT 5.0 §3.11.3: 0x00, or 0x11 No subscription existed; 0x83 past the DID's
-    /// `RATE_LIMIT_SUBSCRIBE` (UNSUBACK has no Quota exceeded). A conversation no subscription reaches
-    /// any more is no longer followed.
-    func unsubscribe(_ filters: [TopicFilter]) -> [ReasonCode] {
+    /// `RATE_LIMIT_SUBSCRIBE` (UNSUBACK has no Quota exceeded), with the seconds until the budget has
+    /// a token again. A conversation no subscription reaches any more is no longer followed.
+    func unsubscribe(_ filters: [TopicFilter]) -> (codes: [ReasonCode], rateLimited: Int?) {
         var dropped: [String] = []
-        var limited = false
+        var limited: Int?
         let codes = filters.map { filter -> ReasonCode in
-            guard !limited, takeSubscribeToken() else {
-                limited = true
-                return .implementationSpecificError
-            }
+            if limited == nil { limited = takeSubscribeToken() }
+            guard limited == nil else { return .implementationSpecificError }
             return state.withLock { state in
                 guard let scope = state.subscriptions.remove(filter.value) else { return .noSubscriptionExisted }
                 if let convoID = scope.convoID, !state.subscriptions.hasAny(of: convoID) {
@@ -127,7 +138,7 @@ extension RelaySession {
             }
         }
         for convoID in dropped { context.hub.unroute(convoID, from: self) }
-        return codes
+        return (codes, limited)
     }
 
     /// The subscription a message on `topic` is delivered under (`RelaySubscriptions.matching`).

@@ -14,7 +14,7 @@ public struct RelaySettings: Sendable, Equatable {
     public var clientIdleDays = 90
     /// Work one connection may have waiting for the relay workers, in jobs and in bytes; past either,
     /// its input is not read until half of it is done.
-    public var maxQueuedJobs = 256
+    public var maxQueuedJobs = 64
     public var maxQueuedBytes = 2 << 20
     /// Bytes queued for one client and not yet read by it; past it, DISCONNECT 0x97.
     public var maxUnsentBytes = 32 << 20
@@ -30,7 +30,7 @@ public struct RelaySettings: Sendable, Equatable {
     public static let jobsPerTurn = 2
     /// Distinct filters of a SUBSCRIBE examined in one job (each at most one query); a larger
     /// SUBSCRIBE takes several, each a job of its own turn.
-    public static let filtersPerJob = 16
+    public static let filtersPerJob = 8
 
     public init() {}
 

@@ -12,8 +12,9 @@ struct RelaySubscribeWork: Sendable {
     private let distinct: [Int]
     private var answers: [String: ReasonCode] = [:]
     private var next = 0
-    /// The DID's subscription budget ran out on this packet: its later filters are refused too.
-    var rateLimited = false
+    /// The DID's subscription budget ran out on this packet (seconds until it has a token again):
+    /// its later filters are refused too.
+    var rateLimited: Int?
 
     init(packetIdentifier: UInt16, requests: [SubscriptionRequest]) {
         self.packetIdentifier = packetIdentifier

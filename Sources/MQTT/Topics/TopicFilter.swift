@@ -39,15 +39,24 @@ public struct TopicFilter: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { value }
 
+    /// MQTT 5.0 §4.7.1.2 [MQTT-4.7.1-1]: '#' alone in its level, and in the last one; §4.7.1.3
+    /// [MQTT-4.7.1-2]: '+' alone in its level. One pass over the bytes (a SUBSCRIBE may hold many
+    /// filters, each checked on the connection's I/O thread).
     private static func checkWildcards(_ filter: String) throws(TopicError) {
-        let levels = filter.split(separator: "/", omittingEmptySubsequences: false)
-        for (index, level) in levels.enumerated() {
-            if level.contains("#") {
-                // MQTT 5.0 §4.7.1.2 [MQTT-4.7.1-1]: '#' on its own, and last.
-                guard level == "#", index == levels.count - 1 else { throw .misplacedMultiLevelWildcard }
+        let slash = UInt8(ascii: "/")
+        let utf8 = filter.utf8
+        var previous = slash
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            let next = utf8.index(after: index)
+            let following: UInt8? = next == utf8.endIndex ? nil : utf8[next]
+            if byte == UInt8(ascii: "#"), previous != slash || following != nil { throw .misplacedMultiLevelWildcard }
+            if byte == UInt8(ascii: "+"), previous != slash || (following != nil && following != slash) {
+                throw .misplacedSingleLevelWildcard
             }
-            // MQTT 5.0 §4.7.1.3 [MQTT-4.7.1-2]: '+' occupies an entire level.
-            if level.contains("+"), level != "+" { throw .misplacedSingleLevelWildcard }
+            previous = byte
+            index = next
         }
     }
 
