@@ -51,7 +51,8 @@ let package = Package(
         // Secret-dependent branches and addresses in ML-KEM/X-Wing, under Valgrind (scripts/ct-check.sh).
         .executableTarget(name: "ct-check", dependencies: ["Primitives"], path: "Benchmarks/CTCheck"),
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
-        .executableTarget(name: "ds-bench", dependencies: ["Basics", "MLS", "MLSTestSupport", "ATProto", "HTTP", "Primitives", "MQTT", "MQTTClient", "Push"],
+        .executableTarget(name: "ds-bench", dependencies: ["Basics", "MLS", "MLSTestSupport", "ATProto", "HTTP", "Primitives", "MQTT", "MQTTClient", "Push",
+                                                                 "MLSClient", "ChatProtocol"],
                           path: "Benchmarks/DSBench"),
 
         // MQTT 5.0 protocol core: packet codec, topics and the per-connection state machine. No sockets,

@@ -3,9 +3,10 @@
 # with the bench-only echo route) on its own PostgreSQL cluster (fsync on, as in production), a
 # loopback PLC directory served by ds-bench, and every request rate measured by wrk with 64
 # connections for 10 s. Sections: PostgreSQL ceiling (pgbench), HTTP layer next to nginx (issues 2,
-# 15), delivery service with CPU and WAL per request (issues 6, 15), real-time events, MQTT (issue
-# 19), push through APNs (issue 34), abuse (issue 14; after the sections that measure the server's speed, since its attacks leave
-# the server's heap grown and rows behind), MLS (issues 3, 5). Rate limits are off on the bench server
+# 15), delivery service with CPU and WAL per request (issues 6, 15; the chat contract's sendMessage
+# next to v1's, issue 32), real-time events, MQTT (issue 19), push through APNs (issue 34), abuse
+# (issue 14; after the sections that measure the server's speed, since its attacks leave the
+# server's heap grown and rows behind), MLS (issues 3, 5). Rate limits are off on the bench server
 # (RATE_LIMIT_ENABLED=0) and so is the per-address connection cap (MAX_CONNECTIONS_PER_IP=0): every
 # request comes from 127.0.0.1 and a few DIDs, so the per-IP and per-DID buckets would answer 429, and
 # the cap 503, instead of measuring the service. The abuse attacks whose defence those are go to a
@@ -14,8 +15,9 @@
 # for the load generator, divided by the requests the run completed. In the delivery-service runs
 # the load generator is one wrk thread pinned to the last core (BENCH_WRK_CPU), so it stays off
 # whatever the scheduler can keep free of it; on 2 cores the server and PostgreSQL share both.
-# Knobs: BENCH_SEND_REQUESTS (tokens per sendMessage run, 220000), BENCH_READ_REQUESTS (tokens per
-# read run, 40000), BENCH_KEY_PACKAGES (25000), BENCH_EVENT_MESSAGES (messages of the steady events
+# Knobs: BENCH_SEND_REQUESTS (tokens per sendMessage run, 220000), BENCH_CHAT_REQUESTS (requests per
+# chat sendMessage run, 150000; fewer when their 60 s tokens take over 40 s to mint), BENCH_READ_REQUESTS
+# (tokens per read run, 40000), BENCH_KEY_PACKAGES (25000), BENCH_EVENT_MESSAGES (messages of the steady events
 # run, 500), BENCH_MQTT_MESSAGES (messages of the MQTT fan-out run, 2000), BENCH_WRK_CPU (core for wrk, default the last), BENCH_PROFILE_DIR (perf record the
 # server and PostgreSQL during each sendMessage and read run into DIR/<run>[.postgres].perf.data,
 # with pg_waldump's WAL statistics by record type in DIR/<run>.waldump.txt; needs linux-perf).
@@ -271,11 +273,13 @@ profiled() { # waits for the recordings; adds the WAL written since the snapshot
     >"$BENCH_PROFILE_DIR/$profile_name.waldump.txt" 2>&1 || true
   perf_pid=""
 }
+declare -A send_rates # v1's rate by data file: the chat runs' anchor
 send_run() { # name, data file, note
   profile "${2%.txt}"
   settle
   snapshot
   out=$(timed load_pinned -s Benchmarks/wrk/xrpc-data.lua "$xrpc.sendMessage" -- 1 send "$dir/load/$2" "$dir/load/send-bodies.txt")
+  send_rates[$2]=$(rate "$out")
   local stored
   stored=$(( $(sql "SELECT count(*) FROM messages") - stored0 ))
   # A batch stamps its messages with one clock reading: distinct created_at values count batches.
@@ -287,6 +291,40 @@ send_run() { # name, data file, note
 }
 send_run "sendMessage 1 KB, 16 convos" send-spread.txt ""
 send_run "sendMessage 1 KB, 1 convo" send-hot.txt " (all 64 connections in one group)"
+# The chat contract's sendMessage (issue 32) in the same shapes: 16 devices, each a leaf of the 16
+# conversations (X-Wing), ~1 KB PrivateMessages, each request its own signed body and token. A chat
+# token lives 60 s at most (exp − iat), so each run's requests are signed right before it (tokens
+# last, as many as 40 s of minting allow) and a run that begins more than 60 s after its first token
+# was issued says so, as one that runs out of lines does. Batches: the distinct transaction ids
+# (xmin) of the entries, since their received_at keeps milliseconds only.
+echo "   chat sendMessage (issue 32): the same shapes on blue.catbird.chat.*, a signed body and 60 s token each; goal ≥ 0.7× v1's rate"
+chat_state="$dir/chat-state"
+$bin/ds-bench chat-prepare --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --state "$chat_state" | sed 's/^/  /'
+chat_run() { # name, conversations, v1's data file of the same shape
+  local data="$dir/load/chat-$2.txt"
+  # The checkpoint first: the tokens' clock starts with chat-load, which writes nothing.
+  settle
+  $bin/ds-bench chat-load --server "$base" --audience "$service_did" --state "$chat_state" --convos "$2" \
+    --requests "${BENCH_CHAT_REQUESTS:-150000}" --out "$data" | sed 's/^/  /'
+  profile "chat-$2"
+  snapshot
+  local entries0 stored batches age
+  entries0=$(sql "SELECT count(*) FROM chat_entries")
+  out=$(timed load_pinned -s Benchmarks/wrk/xrpc-data.lua "$base/xrpc/blue.catbird.chat.sendMessage" -- 1 publish "$data")
+  # Lines are used in the order they were minted: the first token is the oldest when it is used,
+  # as the 10 s run begins.
+  age=$(( $(date +%s) - 10 - $(cat "$data.iat") ))
+  stored=$(( $(sql "SELECT count(*) FROM chat_entries") - entries0 ))
+  batches=$(sql "SELECT count(DISTINCT xmin::text) FROM chat_entries WHERE received_at >= '$time0'")
+  summarise "$1" "$out" "| $(versus "$(rate "$out")" "${send_rates[$3]}") v1 sendMessage"
+  [ "$age" -gt 60 ] && echo "    WARNING: the run began $age s after its first token was issued (exp − iat = 60 s)"
+  awk -v n="$stored" -v b="$batches" 'BEGIN { if (b > 0) printf "    %d messages stored in %d transactions (%.1f per batch)\n", n, b, n / b }'
+  cpu_report "$stored" 10 wrk
+  profiled
+  rm -f "$data"
+}
+chat_run "chat sendMessage, 16 convos" 16 send-spread.txt
+chat_run "chat sendMessage, 1 convo" 1 send-hot.txt
 read_run() { # name, data file
   profile "${3%.txt}"
   settle

@@ -22,6 +22,11 @@ struct BenchUser: Sendable {
         signingKey = try Self.suite.signatureScheme.generatePrivateKey()
     }
 
+    /// A user saved before (the chat bench's state): its DID and token key, a fresh MLS key.
+    init(did: DID, key: ECDSAPrivateKey) throws {
+        self.init(did: did, key: key, signingKey: try Self.suite.signatureScheme.generatePrivateKey())
+    }
+
     private init(did: DID, key: ECDSAPrivateKey, signingKey: SignaturePrivateKey) {
         self.did = did
         self.key = key

@@ -23,6 +23,14 @@
 //       creates users and conversations over the API and writes wrk data files to O:
 //       send-bodies.txt, send-hot.txt (all in one conversation), send-spread.txt, publish.txt,
 //       get-messages.txt, get-convos.txt
+//   ds-bench chat-prepare --server URL --audience DID --plc-dir D --state S
+//                         [--senders 16] [--convos 16] [--ciphertext-size 1024]
+//       the chat contract's sendMessage set-up in prepare's shapes: users, one enrolled device each,
+//       every device a leaf of every conversation (X-Wing), a warm-up message per device; saved to S
+//   ds-bench chat-load --server URL --audience DID --state S --convos K --requests N --out F [--mint-seconds 40]
+//       right before a run: N signed chat sendMessage requests over the first K conversations, each
+//       with its own 60 s token, as wrk publish lines `<token> <JSON body>` (fewer if minting their
+//       tokens would take longer than --mint-seconds); the earliest iat (Unix seconds) in F.iat
 //   ds-bench add-members --server URL --audience DID --plc-dir D [--adds 100] [--rounds 5]
 //       prints the client commit-creation time and the server request time, medians of the rounds
 //   ds-bench events --server URL --audience DID --plc-dir D [--subscribers 200] [--sockets-per-user 5]
@@ -71,6 +79,31 @@ func prepare(_ options: Options) throws {
     let rates = try TokenSignatureRate.measure()
     print(String(format: "ES256K on one core: sign %.0f/s (OpenSSL); verify (native secp256k1, the server's call, once per request) "
                  + "%.0f/s with a key seen before, %.0f/s at a key's first use", rates.sign, rates.verify, rates.firstUse))
+}
+
+func chatPrepare(_ options: Options) throws {
+    let clock = Stopwatch()
+    let data = ChatSendData(server: try options.string("server"), serviceDID: try options.string("audience"))
+    let senders = try options.int("senders", default: 16), convos = try options.int("convos", default: 16)
+    let state = try data.setUp(senders: senders, convos: convos, ciphertextSize: try options.int("ciphertext-size", default: 1024),
+                               plcDirectory: try options.string("plc-dir"), stateDirectory: try options.string("state"))
+    try state.save()
+    print("chat prepared: \(senders) devices, each a leaf of \(convos) conversations (X-Wing), a warm-up message each "
+        + String(format: "(%.1f s)", clock.seconds))
+}
+
+func chatLoad(_ options: Options) throws {
+    let data = ChatSendData(server: try options.string("server"), serviceDID: try options.string("audience"))
+    var state = try ChatBenchState.load(from: try options.string("state"))
+    let out = try options.string("out")
+    let count = try options.int("requests", default: 150_000)
+    let mintSeconds = Double(try options.int("mint-seconds", default: 40))
+    let load = try data.writeLoad(&state, usingConvos: try options.int("convos", default: 16), count: count, mintSeconds: mintSeconds,
+                                  to: out)
+    try Data("\(Int(load.issuedAt.timeIntervalSince1970))\n".utf8).write(to: URL(fileURLWithPath: out + ".iat"))
+    print(String(format: "chat: %d sendMessage bodies sealed and signed in %.1f s; %d tokens minted in %.1f s%@ (%.0f MB)",
+                 count, load.sealSeconds, load.requests, load.tokenSeconds,
+                 load.requests < count ? String(format: ", as many as %.0f s allow", mintSeconds) : "", Double(load.bytes) / 1e6))
 }
 
 func addMembers(_ options: Options) throws {
@@ -229,6 +262,8 @@ do {
     case "abuse": try abuse(options)
     case "abuse-items": try abuseItems(options)
     case "prepare": try prepare(options)
+    case "chat-prepare": try chatPrepare(options)
+    case "chat-load": try chatLoad(options)
     case "add-members": try addMembers(options)
     case "events": try events(options)
     case "mqtt": try mqtt(options)
