@@ -8,7 +8,10 @@
 # sends an exact number of requests per workload (64 keep-alive connections, every answer awaited)
 # between two counter dumps:
 #   GET /xrpc/_health, POST 1 KB JSON echo (Benchmarks/wrk/echo.lua's body), sendMessage 1 KB in
-#   16 conversations (a fresh ES256K token each, as `make bench` sends them).
+#   16 conversations (a fresh ES256K token each, as `make bench` sends them), and the chat
+#   contract's sendMessage in the same shape (ds-bench chat-prepare's devices and conversations;
+#   its signed requests written by chat-load just before they are sent, since a chat token lives
+#   60 s).
 # Knobs: INSTR_REQUESTS (requests per workload, 2000), INSTR_CONNECTIONS (64), INSTR_KEEP=DIR
 # (keep the callgrind dumps in DIR, for callgrind_annotate).
 set -euo pipefail
@@ -41,6 +44,8 @@ serve() { # command prefix…: starts the server and waits until it answers
 serve
 $bin/ds-bench prepare --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --out "$dir/load" \
   --send-requests $((requests + warmup)) --read-requests 1 --key-packages 1 | head -n 1 | sed 's/^/  /'
+$bin/ds-bench chat-prepare --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --state "$dir/chat-state" \
+  | sed 's/^/  /'
 kill "$server_pid" && wait "$server_pid" 2>/dev/null || true
 
 # Valgrind 3.19 crashes on libdispatch's read-only sigsuspend mask (dispatchMain): the shim copies it.
@@ -54,6 +59,7 @@ drive post $xrpc.bench.echo "$dir/echo.json" "$warmup"
 drive send $xrpc.sendMessage "$dir/load/send-spread.txt" "$dir/load/send-bodies.txt" "$warmup"
 callgrind_control -z "$server_pid" >/dev/null
 dumps=0
+declare -A per_request
 measure() { # name, drive arguments…: instructions per request between two dumps
   local name=$1 file total
   shift
@@ -63,6 +69,7 @@ measure() { # name, drive arguments…: instructions per request between two dum
   file="$dir/callgrind.out.$dumps"
   for _ in $(seq 1 50); do [ -s "$file" ] && grep -q '^totals:' "$file" && break; sleep 0.2; done
   total=$(awk '/^totals:/ {print $2}' "$file")
+  per_request[$name]=$(awk -v t="$total" -v n="$requests" 'BEGIN {printf "%.0f", t / n}')
   awk -v name="$name" -v t="$total" -v n="$requests" 'BEGIN {printf "%-32s %9.0f instructions per request (%d requests)\n", name, t / n, n}'
   [ -z "${INSTR_KEEP:-}" ] || { mkdir -p "$INSTR_KEEP"; cp "$file" "$INSTR_KEEP/$(tr ' /' '__' <<<"$name").callgrind"; }
 }
@@ -71,3 +78,13 @@ measure "GET /xrpc/_health" get /xrpc/_health "$requests"
 measure "POST 1 KB JSON echo" post $xrpc.bench.echo "$dir/echo.json" "$requests"
 measure "sendMessage 1 KB, 16 convos" send $xrpc.sendMessage "$dir/load/send-spread.txt" "$dir/load/send-bodies.txt" \
   "$requests" "$warmup"
+# The chat requests are signed now, their tokens being good for 60 s; the warm-up (the first message
+# of each device since the restart takes the path that reads its key) is left out of the count.
+chat=/xrpc/blue.catbird.chat.sendMessage
+$bin/ds-bench chat-load --server "$base" --audience "$service_did" --state "$dir/chat-state" --convos 16 \
+  --requests $((requests + warmup)) --out "$dir/load/chat.txt" >/dev/null
+drive publish $chat "$dir/load/chat.txt" "$warmup"
+callgrind_control -z "$server_pid" >/dev/null
+measure "chat sendMessage 1 KB, 16 convos" publish $chat "$dir/load/chat.txt" "$requests" "$warmup"
+awk -v c="${per_request[chat sendMessage 1 KB, 16 convos]}" -v v="${per_request[sendMessage 1 KB, 16 convos]}" \
+  'BEGIN {printf "chat sendMessage: %.2f× v1 sendMessage'"'"'s instructions per message\n", c / v}'

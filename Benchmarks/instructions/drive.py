@@ -8,6 +8,8 @@ left in flight when it returns.
   drive.py PORT CONNECTIONS post PATH BODYFILE COUNT
   drive.py PORT CONNECTIONS send PATH DATA BODIES COUNT [SKIP]
       ds-bench prepare's files as xrpc-data.lua reads them, from line SKIP + 1 (tokens are single-use)
+  drive.py PORT CONNECTIONS publish PATH DATA COUNT [SKIP]
+      lines `<token> <JSON body>` (ds-bench chat-load's, xrpc-data.lua's publish mode), from line SKIP + 1
 
 Prints the number of answers and how many were not 2xx; exits 1 if any was not 2xx.
 """
@@ -27,10 +29,13 @@ def requests_for(mode, path, args):
         request = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                    f"Content-Length: {len(body)}\r\n\r\n").encode() + body
         return [request] * count
-    if mode == "send":
-        data, bodies, count = args[0], args[1], int(args[2])
-        skip = int(args[3]) if len(args) > 3 else 0
-        prefixes = [line.rstrip("\n") for line in open(bodies)]
+    if mode in ("send", "publish"):
+        if mode == "send":
+            data, count, rest = args[0], int(args[2]), args[3:]
+            prefixes = [line.rstrip("\n") for line in open(args[1])]
+        else:
+            data, count, rest = args[0], int(args[1]), args[2:]
+        skip = int(rest[0]) if rest else 0
         out = []
         with open(data) as lines:
             for number, line in enumerate(lines):
@@ -38,8 +43,12 @@ def requests_for(mode, path, args):
                     break
                 if number < skip:
                     continue
-                index, msg_id, token = line.split()
-                body = (prefixes[int(index) - 1] + msg_id + '"}').encode()
+                if mode == "send":
+                    index, msg_id, token = line.split()
+                    body = (prefixes[int(index) - 1] + msg_id + '"}').encode()
+                else:
+                    token, body = line.rstrip("\n").split(" ", 1)
+                    body = body.encode()
                 out.append((f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
                             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body)
         if len(out) < count:
