@@ -90,11 +90,19 @@ final class ChatEventHub: Sendable {
     }
 
     /// Every event after the hub's head, handed to the subscriptions here; each subscription then
-    /// knows it has seen everything up to the new head.
+    /// knows it has seen everything up to the new head. With no subscription here the events are
+    /// not read (as v1's hub reads nothing for a conversation no one here follows): the head moves
+    /// on, and a subscription that opens later catches up from the log.
     func readNewEvents() throws {
         let from = state.withLock { $0.head }
         let to = try store.chat { try $0.eventHead() }
         guard to > from else { return }
+        let skipped = state.withLock { state -> Bool in
+            guard state.subscriptions.isEmpty else { return false }
+            state.head = to
+            return true
+        }
+        if skipped { return }
         var byDevice: [String: [ChatStoredEvent]] = [:]
         var position = from
         while position < to {
