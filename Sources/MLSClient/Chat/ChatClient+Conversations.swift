@@ -10,10 +10,13 @@ extension ChatClient {
 
     /// A conversation's current `#conversationState`.
     public func state(_ conversation: ChatUUID) throws -> ChatValue {
-        guard let state = try query("getConversationState", [("conversationId", conversation.description)])["state"] else {
-            throw MLSClientError.invalidServerData("no state")
-        }
+        guard let state = try conversationState(conversation)["state"] else { throw MLSClientError.invalidServerData("no state") }
         return state
+    }
+
+    /// getConversationState's whole answer: the state and the pending leave and reset requests.
+    public func conversationState(_ conversation: ChatUUID) throws -> ChatValue {
+        try query("getConversationState", [("conversationId", conversation.description)])
     }
 
     public func coordinates(_ conversation: ChatUUID) throws -> ConversationCoordinates {
@@ -28,48 +31,72 @@ extension ChatClient {
     @discardableResult
     public func create(inviting invitees: [String], direct: Bool = false, title: String = "") throws -> (id: ChatUUID, result: ChatValue) {
         let id = ChatUUID.random(), transition = ChatUUID.random()
-        let now = UInt64(Date().timeIntervalSince1970)
-        let group = try Group.create(suite: suite, credential: device.credential, signingKey: device.signingKey,
-                                     lifetime: Lifetime(notBefore: now - 3600, notAfter: now + 2_592_000))
-        let groupInfo = try group.makeGroupInfo()
-        let next = ConversationCoordinates(conversationID: id, generation: 0, stateVersion: 0, groupID: group.groupID, epoch: 0,
-                                           groupContextHash: HashAlgorithm.sha256.hash(group.groupContext.encoded()),
-                                           confirmationTag: groupInfo.confirmationTag, lifecycle: .active)
+        let genesis = try Genesis(self, conversation: id, generation: 0)
         let provenance = ChatValue.object(["invitationTransitionId": .uuid(transition), "invitedByDid": .text(device.did.rawValue),
                                            "invitedByDeviceId": .uuid(device.deviceID)])
-        var participants = [(device.did.rawValue, ChatValue.object(["userDid": .text(device.did.rawValue), "role": .text("admin"),
-                                                                     "status": .text("active")]))]
+        var participants = [ChatValue.object(["userDid": .text(device.did.rawValue), "role": .text("admin"), "status": .text("active")])]
         for did in invitees {
-            participants.append((did, .object(["userDid": .text(did), "role": .text(direct ? "admin" : "member"),
-                                               "status": .text("pending"), "invitationProvenance": provenance])))
+            participants.append(.object(["userDid": .text(did), "role": .text(direct ? "admin" : "member"),
+                                         "status": .text("pending"), "invitationProvenance": provenance]))
         }
-        participants.sort { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
-        let authorProof = ChatValue.object([
-            "authorDid": .text(device.did.rawValue), "authorDeviceId": .uuid(device.deviceID), "authorKeyId": .text(device.keyID),
-            "signaturePublicKey": .bytes(device.publicKey), "authGenerationAtOrigin": .integer(authGeneration),
-            "originTransitionId": .uuid(transition), "originSeq": .integer(1), "roleAtOrigin": .text("admin"),
-            "deviceStatusAtOrigin": .text("active"),
-        ])
+        let authorProof = self.authorProof(origin: transition, seq: 1)
         let plaintext = ChatMetadata.plaintext(title: title, version: 1, origin: transition, device: device)
-        let snapshot = try ChatMetadata.seal(plaintext, version: 1, origin: transition, authorProof: authorProof, coordinates: next, group: group)
-        let groupInfoBytes = MLSMessage(body: .groupInfo(groupInfo)).encoded()
+        let snapshot = try ChatMetadata.seal(plaintext, version: 1, origin: transition, authorProof: authorProof,
+                                             coordinates: genesis.coordinates, group: genesis.group)
         let result = try signed("createConversation", .creation, [
             "conversationId": .uuid(id), "conversationKind": .text(direct ? "direct" : "group"), "transitionId": .uuid(transition),
-            "absence": .bool(true), "next": next.value,
-            "manifest": .object(["participants": .array(participants.map(\.1)),
-                                 "actorLeaf": .object(["userDid": .text(device.did.rawValue), "deviceId": .uuid(device.deviceID),
-                                                       "leafOrigin": .text("genesis")])]),
-            "genesisGroupInfo": .object(["framing": .text("mlsMessage"), "contentType": .text("groupInfo"), "bytes": .bytes(groupInfoBytes),
-                                         "sha256": .bytes(HashAlgorithm.sha256.hash(groupInfoBytes))]),
+            "absence": .bool(true), "next": genesis.coordinates.value,
+            "manifest": genesis.manifest(participants, device: device), "genesisGroupInfo": genesis.groupInfo,
             "metadataSnapshot": snapshot,
         ])["result"] ?? .object([:])
         if result.type == ChatSchema.typePrefix + "conversationCreatedResult" {
-            conversations[id] = ChatMembership(group: group, kind: direct ? "direct" : "group", lastSeq: 1, joinedAt: 1,
+            conversations[id] = ChatMembership(group: genesis.group, kind: direct ? "direct" : "group", lastSeq: 1, joinedAt: 1,
                                                metadata: plaintext, metadataVersion: 1, metadataOrigin: transition,
                                                authorProof: authorProof, title: title)
             return (id, result)
         }
         return (result["conversationId"]?.uuid ?? id, result)
+    }
+
+    /// A new one-leaf group of this device and what a creation or a reset activation says of it:
+    /// its coordinates (epoch 0) and its genesis GroupInfo artifact.
+    struct Genesis {
+        let group: Group
+        let coordinates: ConversationCoordinates
+        let groupInfo: ChatValue
+
+        init(_ client: ChatClient, conversation: ChatUUID, generation: UInt64) throws {
+            let now = UInt64(Date().timeIntervalSince1970)
+            group = try Group.create(suite: client.suite, credential: client.device.credential, signingKey: client.device.signingKey,
+                                     lifetime: Lifetime(notBefore: now - 3600, notAfter: now + 2_592_000))
+            let info = try group.makeGroupInfo()
+            coordinates = ConversationCoordinates(conversationID: conversation, generation: generation, stateVersion: 0, groupID: group.groupID,
+                                                  epoch: 0, groupContextHash: HashAlgorithm.sha256.hash(group.groupContext.encoded()),
+                                                  confirmationTag: info.confirmationTag, lifecycle: .active)
+            let bytes = MLSMessage(body: .groupInfo(info)).encoded()
+            groupInfo = .object(["framing": .text("mlsMessage"), "contentType": .text("groupInfo"), "bytes": .bytes(bytes),
+                                 "sha256": .bytes(HashAlgorithm.sha256.hash(bytes))])
+        }
+
+        /// `#creationManifest` / `#resetActivationManifest`: the participants in the order creation
+        /// sorts them (by DID, bytewise) and this device's genesis leaf.
+        func manifest(_ participants: [ChatValue], device: ChatDeviceKey) -> ChatValue {
+            let sorted = participants.sorted { Array(($0["userDid"]?.text ?? "").utf8).lexicographicallyPrecedes(Array(($1["userDid"]?.text ?? "").utf8)) }
+            return .object(["participants": .array(sorted),
+                            "actorLeaf": .object(["userDid": .text(device.did.rawValue), "deviceId": .uuid(device.deviceID),
+                                                  "leafOrigin": .text("genesis")])])
+        }
+    }
+
+    /// `#metadataAuthorProof` of metadata this device writes as an active admin in transition
+    /// `origin`, whose entry gets `seq`.
+    func authorProof(origin: ChatUUID, seq: UInt64) -> ChatValue {
+        .object([
+            "authorDid": .text(device.did.rawValue), "authorDeviceId": .uuid(device.deviceID), "authorKeyId": .text(device.keyID),
+            "signaturePublicKey": .bytes(device.publicKey), "authGenerationAtOrigin": .integer(authGeneration),
+            "originTransitionId": .uuid(origin), "originSeq": .integer(seq), "roleAtOrigin": .text("admin"),
+            "deviceStatusAtOrigin": .text("active"),
+        ])
     }
 
     /// Accepts an invitation: the service reserves one of this device's KeyPackages for an add-kind
@@ -89,11 +116,22 @@ extension ChatClient {
         return output["recovery"] ?? .object([:])
     }
 
-    /// Asks for a leaf in a conversation this account takes part in (a second device of a member).
+    /// What a leaf recovery asks for (defs `leafRecoveryKind`).
+    public enum RecoveryKind: String, Sendable {
+        /// A leaf for a device that holds none: a new device of a participant, or every device but
+        /// the admin's after a reset.
+        case add
+        /// A new leaf for a device that holds one it can no longer use (its state is lost or broken):
+        /// one commit removes the old leaf and adds the new.
+        case replace
+    }
+
+    /// Asks for a leaf in a conversation this account takes part in; a current leaf fulfils it
+    /// (`fulfil`) and the device joins from the Welcome. Returns the `#leafRecoveryView`.
     @discardableResult
-    public func requestLeaf(_ conversation: ChatUUID) throws -> ChatValue {
+    public func requestLeaf(_ conversation: ChatUUID, kind: RecoveryKind = .add) throws -> ChatValue {
         try signed("requestLeafRecovery", .leafRecoveryRequest, [
-            "recoveryRequestId": .uuid(.random()), "prior": try coordinates(conversation).value, "recoveryKind": .text("add"),
+            "recoveryRequestId": .uuid(.random()), "prior": try coordinates(conversation).value, "recoveryKind": .text(kind.rawValue),
         ])["recovery"] ?? .object([:])
     }
 }

@@ -26,7 +26,9 @@ extension ChatClient {
             group: group, kind: state["conversationKind"]?.text ?? "group", lastSeq: seq, joinedAt: seq,
             metadata: opened?.plaintext ?? [], metadataVersion: snapshot["metadataVersion"]?.integer ?? 1,
             metadataOrigin: snapshot["originTransitionId"]?.uuid ?? conversation, authorProof: snapshot["authorProof"] ?? .object([:]),
-            title: opened?.title ?? "")
+            title: opened?.title ?? "",
+            // A device joining again (a replaced leaf, a reset) keeps what it read and did not hand out yet.
+            unread: conversations[conversation]?.unread ?? [])
         try signed("acknowledgeWelcome", .welcomeAcknowledgement, [
             "welcomeId": .uuid(id), "transitionSeq": .integer(seq), "coordinates": coordinates,
         ])

@@ -27,6 +27,9 @@ public struct ChatClientState: Codable, Sendable {
         var authorProof: String?
         var title: String
         var unread: [Message]
+        /// How and at which seq the device's interval ended ("removed", "closed", "reset"); nil while it lasts.
+        var ended: String?
+        var endedAt: UInt64?
     }
 
     struct Message: Codable, Sendable {
@@ -49,7 +52,15 @@ public struct ChatClientState: Codable, Sendable {
                 title: membership.title,
                 unread: membership.unread.map {
                     Message(seq: $0.seq, senderDID: $0.senderDID, senderDevice: $0.senderDevice.description, text: $0.text)
-                })
+                },
+                ended: membership.ended.map {
+                    switch $0 {
+                    case .removed: "removed"
+                    case .closed: "closed"
+                    case .reset: "reset"
+                    }
+                },
+                endedAt: membership.ended?.seq)
         }
     }
 
@@ -99,6 +110,13 @@ extension ChatClientState.Conversation {
         var membership = ChatClient.ChatMembership(
             group: restored, kind: kind, lastSeq: lastSeq, joinedAt: joinedAt, metadata: metadata, metadataVersion: metadataVersion,
             metadataOrigin: try ChatClientState.uuid(metadataOrigin), authorProof: proof, title: title)
+        switch (ended, endedAt) {
+        case (nil, nil): break
+        case ("removed", let seq?): membership.ended = .removed(seq: seq)
+        case ("closed", let seq?): membership.ended = .closed(seq: seq)
+        case ("reset", let seq?): membership.ended = .reset(seq: seq)
+        default: throw .storage("chat state of \(id): unknown end \(ended ?? "") at \(endedAt.map(String.init) ?? "no seq")")
+        }
         for message in unread {
             membership.unread.append(ChatClient.Message(seq: message.seq, senderDID: message.senderDID,
                                                         senderDevice: try ChatClientState.uuid(message.senderDevice), text: message.text))

@@ -55,6 +55,19 @@ enum ChatMetadata {
         return (plaintext, title)
     }
 
+    /// Checks that `plaintext` (a `#metadataPlaintext`) is content signed by `author`'s device
+    /// with `publicKey`, for `version` set in transition `origin`.
+    static func verify(_ plaintext: [UInt8], author: String, device: ChatUUID, publicKey: [UInt8], version: UInt64, origin: ChatUUID) throws {
+        let decoded = try DAGCBOR.decode(plaintext)
+        guard let content = decoded["content"], case .bytes(let signature)? = decoded["contentSignature"],
+              content["authorDid"] == .text(author), content["authorDeviceId"] == .bytes(device.bytes),
+              content["metadataVersion"] == .unsigned(version), content["originTransitionId"] == .bytes(origin.bytes),
+              let key = try? Ed25519PublicKey(verifyingBytes: publicKey),
+              key.isValidSignature(signature, for: Array(contentDomain.utf8) + DAGCBOR.encode(content)) else {
+            throw MLSClientError.invalidServerData("the metadata is not signed by the device that set it")
+        }
+    }
+
     static func exportedKey(_ group: Group, coordinates: ConversationCoordinates, version: UInt64) throws -> [UInt8] {
         let context = ChatValue.object([
             "protocol": .text("blue.catbird.chat.metadata"), "version": .integer(1), "conversationId": .bytes(coordinates.conversationID.bytes),
