@@ -7,7 +7,7 @@ import MLSClient
 /// `chat`: the `blue.catbird.chat.*` contract (docs/chat.md), the one the Catbird app calls.
 struct Chat: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The chat contract (blue.catbird.chat.*): devices, signed requests, conversations, entries, events.",
+        abstract: "The chat contract (blue.catbird.chat.*): devices, conversations, messages, leaving, roles, title, reset, close, events.",
         discussion: """
         A user (init) may hold several chat devices in --dir, each named by --device: its Ed25519 key in \
         DIR/chat/NAME/device.json and its MLS state in DIR/chat/NAME/state.json (0600), saved after every \
@@ -16,7 +16,9 @@ struct Chat: ParsableCommand {
         """,
         subcommands: [
             ChatEnroll.self, ChatDevices.self, ChatRevoke.self, ChatCreate.self, ChatAccept.self, ChatRequestLeaf.self,
-            ChatFulfil.self, ChatJoin.self, ChatSend.self, ChatRead.self, ChatWatch.self,
+            ChatFulfil.self, ChatJoin.self, ChatSend.self, ChatRead.self, ChatWatch.self, ChatState.self, ChatList.self,
+            ChatLeave.self, ChatCancelLeave.self, ChatFulfilLeave.self, ChatRemoveDevice.self, ChatInvite.self, ChatUninvite.self,
+            ChatPromote.self, ChatDemote.self, ChatRename.self, ChatRequestReset.self, ChatActivateReset.self, ChatClose.self,
         ])
 }
 
@@ -79,6 +81,11 @@ struct ChatOptions: ParsableArguments {
     static func conversation(_ text: String) throws -> ChatUUID {
         guard let id = ChatUUID(text) else { throw ValidationError("not a conversation id (a lowercase UUID): \(text)") }
         return id
+    }
+
+    /// The conversations `client` holds a leaf in whose interval has not ended (or just `only`).
+    static func held(_ client: ChatClient, only: ChatUUID?) -> [ChatUUID] {
+        client.conversations.filter { $0.value.ended == nil && (only == nil || only == $0.key) }.keys.sorted()
     }
 
     /// A value as the contract's JSON, for --json.

@@ -29,7 +29,8 @@ struct ChatSend: ParsableCommand {
 struct ChatRead: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "read",
-        abstract: "Read new entries: each signature verified against its signer's leaf, commits applied, other devices' messages printed.")
+        abstract: "Read new entries: each signature verified against its signer's leaf, commits applied, other devices' messages printed.",
+        discussion: "Once this device's interval ended (removed, closed, reset) it says so: \"this device: removed at #N\".")
 
     @OptionGroup var options: ChatOptions
 
@@ -38,7 +39,7 @@ struct ChatRead: ParsableCommand {
 
     func run() throws {
         let id = try ChatOptions.conversation(convo)
-        let messages = try options.withClient { try $0.read(id) }
+        let (messages, ended) = try options.withClient { client in (try client.read(id), client.conversations[id]?.ended) }
         for message in messages {
             if options.global.json {
                 Output.line(ChatOptions.json(.object([
@@ -49,5 +50,7 @@ struct ChatRead: ParsableCommand {
                 Output.line("[\(message.seq)] \(message.senderDID): \(message.text)")
             }
         }
+        // The entry that ended this device's interval was the last it read.
+        if let ended, !options.global.json { Output.line("this device: \(ended)") }
     }
 }
