@@ -88,6 +88,24 @@ struct ChatOptions: ParsableArguments {
         client.conversations.filter { $0.value.ended == nil && (only == nil || only == $0.key) }.keys.sorted()
     }
 
+    /// Fulfils each request with `act`, printing "DONE WHAT (seq N)" or "could not FAILED WHAT: why";
+    /// returns how many failed (the command then fails).
+    static func fulfilEach(_ requests: [ChatValue], none: String, done: String, failed: String,
+                           describe: (ChatValue) -> String, _ act: (ChatValue) throws -> ChatValue) -> Int {
+        if requests.isEmpty { Output.line(none) }
+        var failures = 0
+        for request in requests {
+            do {
+                let output = try act(request)
+                Output.line("\(done) \(describe(request)) (seq \(output["entry"]?["seq"]?.integer ?? 0))")
+            } catch {
+                failures += 1
+                Output.line("could not \(failed) \(describe(request)): \(error)")
+            }
+        }
+        return failures
+    }
+
     /// A value as the contract's JSON, for --json.
     static func json(_ value: ChatValue) -> String { String(decoding: ChatJSON.render(value), as: UTF8.self) }
 }

@@ -61,23 +61,13 @@ struct ChatFulfilLeave: ParsableCommand {
     func run() throws {
         let only = try convo.map(ChatOptions.conversation)
         let failures = try options.withClient { client in
-            var failures = 0, found = 0
-            for id in ChatOptions.held(client, only: only) {
-                let mine = client.device.did.rawValue
-                for request in try client.pendingRequests(id).leaves where request["requesterDid"]?.text != mine {
-                    found += 1
-                    let who = request["requesterDid"]?.text ?? "?"
-                    do {
-                        let output = try client.fulfilLeave(request)
-                        Output.line("removed \(who) from \(id) (seq \(output["entry"]?["seq"]?.integer ?? 0))")
-                    } catch {
-                        failures += 1
-                        Output.line("could not remove \(who) from \(id): \(error)")
-                    }
-                }
+            let mine = client.device.did.rawValue
+            let pending = try ChatOptions.held(client, only: only).flatMap { id in
+                try client.pendingRequests(id).leaves.filter { $0["requesterDid"]?.text != mine }
             }
-            if found == 0 { Output.line("no pending leave request") }
-            return failures
+            return ChatOptions.fulfilEach(pending, none: "no pending leave request", done: "removed", failed: "remove", describe: { request in
+                "\(request["requesterDid"]?.text ?? "?") from \(request["conversationId"]?.uuid?.description ?? "?")"
+            }, client.fulfilLeave)
         }
         if failures > 0 { throw ExitCode.failure }
     }

@@ -94,20 +94,10 @@ struct ChatFulfil: ParsableCommand {
                 return ChatOptions.held(client, only: only).contains(id)
                     && recovery["requesterDeviceId"]?.uuid != client.device.deviceID
             }
-            if open.isEmpty { Output.line("no open recovery request") }
-            var failures = 0
-            for recovery in open {
-                let who = "\(recovery["requesterDid"]?.text ?? "?") device \(recovery["requesterDeviceId"]?.uuid?.description ?? "?")"
-                let conversation = recovery["conversationId"]?.uuid?.description ?? "?"
-                do {
-                    let output = try client.fulfil(recovery)
-                    Output.line("added \(who) to \(conversation) (seq \(output["entry"]?["seq"]?.integer ?? 0))")
-                } catch {
-                    failures += 1
-                    Output.line("could not add \(who) to \(conversation): \(error)")
-                }
-            }
-            return failures
+            return ChatOptions.fulfilEach(open, none: "no open recovery request", done: "added", failed: "add", describe: { recovery in
+                "\(recovery["requesterDid"]?.text ?? "?") device \(recovery["requesterDeviceId"]?.uuid?.description ?? "?") "
+                    + "to \(recovery["conversationId"]?.uuid?.description ?? "?")"
+            }, client.fulfil)
         }
         if failures > 0 { throw ExitCode.failure }
     }
