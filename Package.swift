@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
 
         // Value types every layer may share, with no dependencies: DID, hex, base64, `$bytes`, IP addresses.
         .target(name: "Basics"),
@@ -50,7 +51,7 @@ let package = Package(
         // Secret-dependent branches and addresses in ML-KEM/X-Wing, under Valgrind (scripts/ct-check.sh).
         .executableTarget(name: "ct-check", dependencies: ["Primitives"], path: "Benchmarks/CTCheck"),
         // Delivery-service load generator: a client only (no server code); see scripts/bench.sh.
-        .executableTarget(name: "ds-bench", dependencies: ["Basics", "MLS", "MLSTestSupport", "ATProto", "HTTP", "Primitives", "MQTT", "MQTTClient"],
+        .executableTarget(name: "ds-bench", dependencies: ["Basics", "MLS", "MLSTestSupport", "ATProto", "HTTP", "Primitives", "MQTT", "MQTTClient", "Push"],
                           path: "Benchmarks/DSBench"),
 
         // MQTT 5.0 protocol core: packet codec, topics and the per-connection state machine. No sockets,
@@ -73,9 +74,12 @@ let package = Package(
         // lexicons, the schema-driven projection of requests, signed bodies and their transcripts,
         // coordinates. No HTTP, no SQL: the service and the client share it.
         .target(name: "ChatProtocol", dependencies: ["Basics", "JSON", "Primitives"]),
+        // An HTTP/2 client (libnghttp2's RFC 9113 state machine) on HTTP's sockets, epoll and TLS
+        // with ALPN h2: one multiplexed connection per host, pings, reconnection. For APNs.
+        .target(name: "HTTP2", dependencies: ["Basics", "HTTP", "CNGHTTP2"]),
         // Push to devices without a socket: payloads, Web Push encryption (RFC 8291), the provider
         // and VAPID tokens, the FCM grant, and the senders of each platform (docs/push.md).
-        .target(name: "Push", dependencies: ["Basics", "JSON", "Primitives", "HTTP"]),
+        .target(name: "Push", dependencies: ["Basics", "JSON", "Primitives", "HTTP", "HTTP2"]),
         // XRPC routes and the blue.catbird.mls.* methods.
         .target(name: "DeliveryService", dependencies: ["Basics", "JSON", "Lexicon", "ChatProtocol", "MLS", "HTTP", "ATProto", "Store", "DeliveryStore", "MQTT", "MQTTServer", "Push"]),
         .executableTarget(name: "catbird-mls-server", dependencies: ["DeliveryService"]),
@@ -102,6 +106,7 @@ let package = Package(
         .testTarget(name: "PrimitivesTests", dependencies: ["Basics", "Primitives"]),
         .testTarget(name: "MLSTests", dependencies: ["Basics", "MLS", "MLSVectors", "MLSMutations", "MLSTestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["Basics", "HTTP"]),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
         .testTarget(name: "PushTests", dependencies: ["Basics", "JSON", "Primitives", "Push"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"], exclude: ["Fixtures"]),
         .testTarget(name: "MQTTServerTests", dependencies: ["MQTT", "MQTTServer", "MQTTClient", "HTTP"]),
@@ -112,6 +117,6 @@ let package = Package(
         .testTarget(name: "MLSClientTests", dependencies: [
             "MLSClient", "catbird-mls", "ChatProtocol", "Basics", "Lexicon", "MLS", "HTTP", "ATProto", "Primitives", "TestSupport", "DeliveryService", "Store",
         ]),
-        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "ChatProtocol", "MLSClient", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport", "MLSTestSupport", "MQTT", "MQTTClient"]),
+        .testTarget(name: "DeliveryServiceTests", dependencies: ["Basics", "Lexicon", "ChatProtocol", "MLSClient", "DeliveryService", "MLS", "HTTP", "ATProto", "Store", "Primitives", "TestSupport", "MLSTestSupport", "MQTT", "MQTTClient", "HTTP2"]),
     ]
 )

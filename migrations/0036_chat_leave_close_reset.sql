@@ -38,5 +38,8 @@ ALTER TABLE chat_conversations
     ADD COLUMN closed_by_device_id bytea,
     ADD COLUMN terminal_seq        bigint;
 
--- When a device's interval ended (its removal tombstone).
-ALTER TABLE chat_intervals ADD COLUMN ended_at timestamptz;
+-- When and how a device's interval ended: 'removed' (a commit removed its leaf: the inventory's
+-- removal tombstone), 'replaced' (a new leaf took over), 'reset' or 'closed' (the generation ended).
+ALTER TABLE chat_intervals
+    ADD COLUMN ended_at timestamptz,
+    ADD COLUMN end_kind text CHECK (end_kind IN ('removed', 'replaced', 'reset', 'closed'));

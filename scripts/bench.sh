@@ -4,7 +4,7 @@
 # loopback PLC directory served by ds-bench, and every request rate measured by wrk with 64
 # connections for 10 s. Sections: PostgreSQL ceiling (pgbench), HTTP layer next to nginx (issues 2,
 # 15), delivery service with CPU and WAL per request (issues 6, 15), real-time events, MQTT (issue
-# 19), abuse (issue 14; after the sections that measure the server's speed, since its attacks leave
+# 19), push through APNs (issue 34), abuse (issue 14; after the sections that measure the server's speed, since its attacks leave
 # the server's heap grown and rows behind), MLS (issues 3, 5). Rate limits are off on the bench server
 # (RATE_LIMIT_ENABLED=0) and so is the per-address connection cap (MAX_CONNECTIONS_PER_IP=0): every
 # request comes from 127.0.0.1 and a few DIDs, so the per-IP and per-DID buckets would answer 429, and
@@ -22,7 +22,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-scripts/install-deps.sh wrk nginx libnginx-mod-http-echo mosquitto
+scripts/install-deps.sh wrk nginx libnginx-mod-http-echo mosquitto nghttp2-client
 for product in catbird-mls-server mls-bench ds-bench; do
   log=$(swift build -c release -Xswiftc -DBENCH_ROUTES --product "$product" 2>&1) || { echo "$log"; exit 1; }
 done
@@ -335,6 +335,17 @@ sleep 0.5
 $bin/ds-bench mqtt --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --mqtt-port "$mqtt_port" \
   --mosquitto-port "$mosquitto_port" --mosquitto-pid "$mosquitto_pid" --server-pid "$server_pid" \
   --messages "${BENCH_MQTT_MESSAGES:-2000}"
+
+echo
+echo "== Push (issue 34): APNs through the stand-in of make test (PyPI h2, TLS, ALPN h2; Tests/PushStandIns), 100 members"
+echo "   × 10 iOS devices = 1,000 offline devices, one more member sending 1 KB messages to a second, push-enabled server"
+echo "   on the same database; latency = sendMessage's 2xx → push received by the stand-in. Anchor: h2load (nghttp2, Debian)"
+echo "   sending the same request (provider token, apns-* headers, payload) to the same stand-in, 64 streams on one"
+echo "   connection: the stand-in's own ceiling. Defaults: PUSH_CONCURRENCY 64, one HTTP/2 connection"
+push_python=$(scripts/interop-venv.sh)
+$bin/ds-bench push --work "$dir/push" --python "$push_python" --standin Tests/PushStandIns/apns_standin.py \
+  --server-binary "$bin/catbird-mls-server" --port "$(free_port)" --audience "$service_did" \
+  --plc-url "http://127.0.0.1:$plc_port" --plc-dir "$dir/plc"
 
 echo
 echo "== Abuse (issue 14): a known user's getConvos, 20 calls/s, alone, then while tokens for random did:plc values arrive"

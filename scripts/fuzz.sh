@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) on its corpus.
-#   scripts/fuzz.sh [mls|commit|http|websocket|jwt|json|xwing|mqtt|sealed|chat ...]    build and run the named targets (default: all)
+#   scripts/fuzz.sh [mls|commit|http|websocket|jwt|json|xwing|mqtt|sealed|chat|push ...]    build and run the named targets (default: all)
 #   scripts/fuzz.sh seed              regenerate Tests/Fuzz/corpus/mls from messages.json, and the
 #                                     commit target's stored state and seeds (mls-mutants --fuzz-seeds)
 # Libraries are built as static modules into fuzz-out/; the fuzzed module is instrumented with
@@ -13,8 +13,8 @@ seconds=${FUZZ_SECONDS:-60}
 vectors=${MLS_TEST_VECTORS:-$root/../shared/mls-test-vectors}
 mkdir -p "$out"
 
-c_flags=(-I Sources/CSodium -I Sources/COpenSSL -I Sources/CLibPQ -I Sources/CSystem -Xcc -I/usr/include/postgresql)
-link_flags=(-L "$out" -lsodium -lssl -lcrypto -lpq)
+c_flags=(-package-name catbird_mls -I Sources/CSodium -I Sources/COpenSSL -I Sources/CLibPQ -I Sources/CSystem -I Sources/CNGHTTP2 -Xcc -I/usr/include/postgresql)
+link_flags=(-L "$out" -lsodium -lssl -lcrypto -lpq -lnghttp2)
 
 # build_module NAME SANITIZE_FLAGS... -- SOURCES...: a static library and its .swiftmodule in $out.
 build_module() {
@@ -85,7 +85,7 @@ build_jwt() {
 }
 
 build_json() {
-  echo "== building Basics, JSON (instrumented), Lexicon, Primitives, MLS, HTTP, MQTT, MQTTServer, ATProto, Store, DeliveryStore"
+  echo "== building Basics, JSON (instrumented), Lexicon, Primitives, ChatProtocol, MLS, HTTP, HTTP2, Push, MQTT, MQTTServer, ATProto, Store, DeliveryStore"
   local module
   mapfile -t sources < <(swift_sources Sources/Basics)
   build_module Basics -- "${sources[@]}"
@@ -93,7 +93,7 @@ build_json() {
   # this target exercises, so they are instrumented too.
   mapfile -t sources < <(swift_sources Sources/JSON)
   build_module JSON -sanitize=fuzzer -- "${sources[@]}"
-  for module in Lexicon Primitives MLS HTTP MQTT MQTTServer ATProto Store DeliveryStore; do
+  for module in Lexicon Primitives ChatProtocol MLS HTTP HTTP2 Push MQTT MQTTServer ATProto Store DeliveryStore; do
     mapfile -t sources < <(swift_sources "Sources/$module")
     build_module "$module" -- "${sources[@]}"
   done
@@ -103,7 +103,22 @@ build_json() {
   mapfile -t service < <(swift_sources Sources/DeliveryService)
   swiftc -O -parse-as-library -sanitize=fuzzer -module-name DeliveryService -I "$out" "${c_flags[@]}" \
     "${service[@]}" Tests/Fuzz/FuzzJSONRequest.swift -o "$out/fuzz-json" \
-    "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lMQTTServer -lMQTT -lHTTP -lMLS -lPrimitives -lLexicon -lJSON -lBasics
+    "${link_flags[@]}" -lDeliveryStore -lStore -lATProto -lMQTTServer -lMQTT -lPush -lHTTP2 -lHTTP -lMLS -lChatProtocol -lPrimitives -lLexicon -lJSON -lBasics
+}
+
+build_push() {
+  echo "== building Basics, JSON, Primitives, HTTP, HTTP2"
+  local module
+  for module in Basics JSON Primitives HTTP HTTP2; do
+    mapfile -t sources < <(swift_sources "Sources/$module")
+    build_module "$module" -- "${sources[@]}"
+  done
+  # The answers' readers are internal to Push: the entry point is compiled into the module.
+  echo "== building fuzz-push (Push sources + entry point, instrumented)"
+  mapfile -t push < <(swift_sources Sources/Push)
+  swiftc -O -parse-as-library -sanitize=fuzzer -module-name Push -I "$out" "${c_flags[@]}" \
+    "${push[@]}" Tests/Fuzz/FuzzPushAnswers.swift -o "$out/fuzz-push" \
+    "${link_flags[@]}" -lHTTP2 -lHTTP -lPrimitives -lJSON -lBasics
 }
 
 # The chat contract's parsers: DAG-CBOR, signed requests against the lexicons, event envelopes.
@@ -181,7 +196,7 @@ PY
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(mls commit http websocket jwt json xwing mqtt sealed chat)
+[ ${#targets[@]} -eq 0 ] && targets=(mls commit http websocket jwt json xwing mqtt sealed chat push)
 if [ "${targets[0]}" = seed ]; then seed_mls; exit 0; fi
 
 status=0
@@ -197,6 +212,7 @@ for target in "${targets[@]}"; do
     xwing) build_xwing && run_target xwing || status=1 ;;
     mqtt) build_mqtt && run_target mqtt || status=1 ;;
     chat) build_chat && run_target chat || status=1 ;;
+    push) build_push && run_target push || status=1 ;;
     *) echo "unknown fuzz target $target" >&2; exit 2 ;;
   esac
 done

@@ -72,7 +72,7 @@ extension AbuseItemsBench {
                         + "SUBSCRIBE of \(copies) × its relay/u filter and one of 128 copies",
                     stoppedBy: "MQTT_MAX_CLIENTS_PER_DID (32, then CONNACK 0x97); MQTT_MAX_FILTERS_PER_SUBSCRIBE (128: a larger "
                         + "SUBSCRIBE refused undecoded, SUBACK 0x97); repeated filters one subscription and one retained value; "
-                        + "RATE_LIMIT_SUBSCRIBE (20/s, burst 500 filters)",
+                        + "RATE_LIMIT_SUBSCRIBE (20/s, burst 200 filters)",
                     threads: 4) { thread, run in
             guard let connection = Self.attackingConnection(port: port, target, as: mallory, run: run) else { return }
             if thread == 0 {
@@ -114,7 +114,7 @@ extension AbuseItemsBench {
                         + "(23,000 filters), then 128-filter ones flat out",
                     stoppedBy: "MQTT_MAX_FILTERS_PER_SUBSCRIBE (128, larger refused undecoded); MQTT_MAX_QUEUED_JOBS / _BYTES (64, "
                         + "2 MiB: reading pauses); 8 filters per job, 2 jobs per turn of a relay worker; RATE_LIMIT_SUBSCRIBE "
-                        + "(20/s, burst 500 filters per account; the connection unread while it is spent); MQTT_WORKER_THREADS at "
+                        + "(20/s, burst 200 filters per account; the connection unread while it is spent); MQTT_WORKER_THREADS at "
                         + "most half of DATABASE_POOL_SIZE",
                     threads: accounts.count) { thread, run in
             guard let connection = Self.attackingConnection(port: port, target, as: accounts[thread], run: run) else { return }

@@ -4,6 +4,10 @@
 //   ds-bench plc --port P --dir D [--junk-delay S]
 //       serves the DID documents written to D as a PLC directory, until killed; with --junk-delay,
 //       DIDs not in D get their 404 only after S seconds
+//   ds-bench push --work DIR --python PY --standin apns_standin.py --server-binary BIN --port P --audience DID
+//                 --plc-url URL --plc-dir D [--recipients 100] [--devices-each 10] [--messages 20] [--paced-messages 10]
+//                 [--paced-interval-ms 2000]
+//       APNs pushes/s and 2xx → push latency through the APNs stand-in, next to h2load at the same stand-in
 //   ds-bench abuse --server URL --audience DID --plc-dir D [--junk-rate 100] [--seconds 10] [--known-rate 20]
 //       a known user's getConvos latency while tokens for unknown DIDs arrive at --junk-rate per second
 //   ds-bench abuse-items --server URL --server-pid PID --audience DID --plc-dir D
@@ -31,6 +35,7 @@
 //                 [--ciphertext-size 1024] [--server-pid PID] [--mosquitto-pid PID]
 //       MQTT fan-out: deliveries/s and publish → receive latency, mosquitto and the service's listener
 import Foundation
+import HTTP
 import MQTTClient
 import Primitives
 
@@ -171,6 +176,50 @@ func mqtt(_ options: Options) throws {
     MQTTBench.report(try bench.run(ours, payloads: payloads.paced, rate: bench.rate), anchor: anchors?.paced)
 }
 
+/// `ds-bench push`: the APNs stand-in and a push-enabled server (children of this process, on the
+/// database of DATABASE_URL), then `PushBench`'s two phases and h2load's anchor.
+func push(_ options: Options) throws {
+    let work = try options.string("work")
+    let standIn = try PushBench.StandIn(python: try options.string("python"), script: try options.string("standin"), directory: work)
+    defer { standIn.stop() }
+    let key = try standIn.command(["cmd": "key"])
+    guard let file = key["file"] as? String, let keyID = key["key_id"] as? String, let teamID = key["team_id"] as? String,
+          let topic = key["topic"] as? String else { throw BenchError.unexpected("the stand-in made no key") }
+    let port = try options.int("port", default: 0)
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: try options.string("server-binary"))
+    server.environment = ProcessInfo.processInfo.environment.merging([
+        "SERVICE_DID": try options.string("audience"), "PLC_URL": try options.string("plc-url"), "DID_RESOLVER_ALLOW_PRIVATE": "1",
+        "LOG_LEVEL": "warning", "RATE_LIMIT_ENABLED": "0", "MAX_CONNECTIONS_PER_IP": "0", "PORT": String(port),
+        "APNS_KEY_FILE": file, "APNS_KEY_ID": keyID, "APNS_TEAM_ID": teamID, "APNS_TOPIC": topic,
+        "APNS_HOST": "https://127.0.0.1:\(standIn.port)", "APNS_CA_FILE": work + "/standin-cert.pem",
+    ]) { _, new in new }
+    try server.run()
+    defer {
+        server.terminate()
+        server.waitUntilExit()
+    }
+    let client = XRPCClient(baseURL: "http://127.0.0.1:\(port)", audience: try options.string("audience"))
+    var healthy = false
+    for _ in 0..<200 where !healthy {
+        healthy = (try? HTTPClient(timeout: 1, allowPrivateAddresses: true).get(client.baseURL + "/xrpc/_health").status) == 200
+        if !healthy { usleep(50_000) }
+    }
+    guard healthy else { throw BenchError.unexpected("the push server did not start") }
+    let bench = PushBench(client: client, plcDirectory: try options.string("plc-dir"), recipients: try options.int("recipients", default: 100),
+                          devicesEach: try options.int("devices-each", default: 10), messages: try options.int("messages", default: 20),
+                          pacedMessages: try options.int("paced-messages", default: 10),
+                          pacedInterval: Double(try options.int("paced-interval-ms", default: 2000)) / 1000, ciphertextSize: 1024, standIn: standIn,
+                          serverPID: Int(server.processIdentifier), standInPID: Int(standIn.process.processIdentifier))
+    let (flat, paced) = try bench.run()
+    let anchor = try PushBench.anchor(port: standIn.port, key: key, requests: 20_000, streams: 64,
+                                      standInPID: Int(standIn.process.processIdentifier), directory: work)
+    let burst = try PushBench.anchor(port: standIn.port, key: key, requests: bench.recipients * bench.devicesEach, streams: 64,
+                                     standInPID: Int(standIn.process.processIdentifier), directory: work)
+    PushBench.report(flat, anchor: anchor)
+    PushBench.report(paced, anchor: nil, burst: burst)
+}
+
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     switch options.command {
@@ -183,6 +232,7 @@ do {
     case "add-members": try addMembers(options)
     case "events": try events(options)
     case "mqtt": try mqtt(options)
+    case "push": try push(options)
     default: throw BenchError.usage("unknown command \(options.command)")
     }
 } catch {

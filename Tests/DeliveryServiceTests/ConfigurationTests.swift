@@ -265,8 +265,18 @@ final class ConfigurationTests: XCTestCase {
 
     /// Each push platform is off until all its credentials are set; a part alone refuses the start.
     func testPushPlatforms_AreAllOrNothing() throws {
+        let apns = ["APNS_KEY_FILE": "/k.p8", "APNS_KEY_ID": "ABC123DEFG", "APNS_TEAM_ID": "DEF123GHIJ", "APNS_TOPIC": "app.example"]
+        let config = try configuration(apns)
+        XCTAssertEqual(config.push.apns?.host, .perDevice)
+        XCTAssertTrue(config.push.enabled)
         XCTAssertFalse(try configuration([:]).push.enabled)
-        XCTAssertTrue(try configuration(["VAPID_PRIVATE_KEY_FILE": "/v.pem", "VAPID_SUBJECT": "mailto:a@b.example"]).push.enabled)
+        XCTAssertEqual(try configuration(apns.merging(["APNS_HOST": "https://127.0.0.1:8443"]) { $1 }).push.apns?.host,
+                       .custom(host: "127.0.0.1", port: 8443))
+        XCTAssertEqual(try configuration(apns.merging(["APNS_HOST": "sandbox"]) { $1 }).push.apns?.host, .sandbox)
+        refusal(apns.filter { $0.key != "APNS_TEAM_ID" }, names: "APNS_TEAM_ID")
+        refusal(["APNS_TOPIC": "app.example"], names: "APNS_KEY_FILE")
+        refusal(apns.merging(["APNS_KEY_ID": "short"]) { $1 }, names: "APNS_KEY_ID")
+        refusal(apns.merging(["APNS_HOST": "http://127.0.0.1:8443"]) { $1 }, names: "APNS_HOST")
         refusal(["VAPID_PRIVATE_KEY_FILE": "/v.pem"], names: "VAPID_SUBJECT")
         refusal(["VAPID_PRIVATE_KEY_FILE": "/v.pem", "VAPID_SUBJECT": "ops@example.com"], names: "VAPID_SUBJECT")
         refusal(["FCM_URL": "https://fcm.example/send"], names: "FCM_SERVICE_ACCOUNT_FILE")

@@ -69,10 +69,8 @@ final class FCMPushTests: PushTestCase {
         XCTAssertEqual(standIn.wait(for: "push", count: 2, timeout: 15) { $0["id"] as? String == busy }.map { $0["status"] as? Int },
                        [429, 200])
         XCTAssertEqual(standIn.pushes(to: gone).count, 1)
-        let deadline = Date().addingTimeInterval(10)
-        while try service.namespace.database.query("SELECT 1 FROM push_devices WHERE device_id = 'bob-old-phone'").count > 0 {
-            guard Date() < deadline else { return XCTFail("the unregistered device stayed") }
-            Thread.sleep(forTimeInterval: 0.05)
+        try waitUntil(timeout: 10) {
+            try self.service.namespace.database.query("SELECT 1 FROM push_devices WHERE device_id = 'bob-old-phone'").isEmpty
         }
     }
 }

@@ -120,8 +120,4 @@ final class PushRegistrationTests: PushTestCase {
         XCTAssertTrue(statuses.prefix(20).allSatisfy { $0 == 200 }, "\(statuses)")
         XCTAssertTrue(statuses.contains(429), "\(statuses)")
     }
-
-    func deviceCount(_ did: String) throws -> Int {
-        try service.namespace.database.query("SELECT count(*) AS n FROM push_devices WHERE did = $1", [did])[0].int("n")
-    }
 }

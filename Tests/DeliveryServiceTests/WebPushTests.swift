@@ -5,6 +5,26 @@ import XCTest
 /// decrypts every message with http_ece (RFC 8291) and checks its VAPID token with py_vapid
 /// (RFC 8292).
 final class WebPushTests: PushTestCase {
+    override class func makeFixture() throws -> PushFixture { try PushFixture(platforms: [.webPush], extra: ["MQTT_PORT": "0"]) }
+
+    func testAnMQTTSessionWhoseClientIdentifierIsTheDevice_KeepsItFromBeingPushed() throws {
+        let (flow, alice, bob, convo) = try pair()
+        let standIn = try XCTUnwrap(try fixture.webPush)
+        let relay = RelayTestUser(try service, user: bob)
+        let session = try registerWeb(bob, device: relay.clientID)
+        let mqtt = try relay.connect()
+        XCTAssertEqual(try mqtt.subscribe("relay/g/\(convo)/m"), .grantedQoS1)
+        try waitForPresence(did: bob.did, device: relay.clientID, present: true)
+        XCTAssertEqual(try flow.send(alice, convo, "over MQTT").status, 200)
+        XCTAssertNotNil(try mqtt.receive(timeout: 10), "the Session gets the message")
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertEqual(standIn.pushes(to: session).count, 0, "a device with a live MQTT Session was pushed")
+        mqtt.disconnect()
+        try waitForPresence(did: bob.did, device: relay.clientID, present: false)
+        XCTAssertEqual(try flow.send(alice, convo, "asleep now").status, 200)
+        XCTAssertEqual(standIn.wait(for: "push", count: 1, timeout: 15) { $0["id"] as? String == session }.count, 1)
+    }
+
     func testAMessage_WakesTheOtherMembersDevice_WithItsCiphertext_AndNotTheSendersOwn() throws {
         let (flow, alice, bob, convo) = try pair()
         let standIn = try XCTUnwrap(try fixture.webPush)
@@ -134,27 +154,5 @@ final class WebPushTests: PushTestCase {
         XCTAssertEqual(standIn.wait(for: "push", count: 1, timeout: 10) { $0["id"] as? String == fine }.count, 1)
         let stuckPushes = standIn.wait(for: "push", count: 2, timeout: 20) { $0["id"] as? String == stuck }
         XCTAssertEqual(stuckPushes.map { $0["status"] as? String ?? String(describing: $0["status"]!) }, ["hang", "201"])
-    }
-
-    // MARK: Helpers
-
-    func deviceCount(_ did: String) throws -> Int {
-        try service.namespace.database.query("SELECT count(*) AS n FROM push_devices WHERE did = $1", [did])[0].int("n")
-    }
-
-    func waitForPresence(did: String, device: String, present: Bool) throws {
-        try waitUntil(timeout: 10) {
-            let rows = try self.service.namespace.database.query(
-                "SELECT count(*) AS n FROM push_presence WHERE did = $1 AND device_id = $2", [did, device])
-            return (try rows[0].int("n") > 0) == present
-        }
-    }
-
-    func waitUntil(timeout: Double, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while try !condition() {
-            guard Date() < deadline else { return XCTFail("condition not met within \(timeout) s") }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
     }
 }

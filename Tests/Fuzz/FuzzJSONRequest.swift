@@ -55,7 +55,19 @@ private let decoders: [([UInt8]) -> Void] = [
     { directAgrees(SendMessageOutput.self, $0) },
     { directAgrees(GetMessagesOutput.self, $0) },
     { directAgrees(GetConvosOutput.self, $0) },
+    { registration($0) },
 ]
+
+/// registerDeviceToken's input and the checks that need no network: a device id and subscription
+/// keys are accepted only in their exact forms.
+private func registration(_ body: [UInt8]) {
+    roundTrip(RegisterDeviceToken.Input.self, body)
+    guard let input = try? XRPCJSON.decode(RegisterDeviceToken.Input.self, from: body) else { return }
+    if let id = try? PushRegistrationRules.deviceID(input.deviceId) { precondition((1...128).contains(id.utf8.count)) }
+    if let subscription = input.webPush, let keys = try? PushRegistrationRules.keys(subscription) {
+        precondition(keys.p256dh.count == 65 && keys.auth.count == 16)
+    }
+}
 
 private let proxies = try! TrustedProxies(parsing: "10.0.0.0/8, fd00::/8")
 private let rateLimits = RateLimits(configuration: RateLimitConfiguration())

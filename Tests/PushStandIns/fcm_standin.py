@@ -159,13 +159,10 @@ def main():
             with lock:
                 state["tokens"].clear()
             return {}
-        if command["cmd"] == "script":
-            scripts.set(command["id"], command["answers"])
-            return {}
         raise ValueError("unknown command")
 
     emit("ready", port=port, ca=cert_file)
-    command_loop(handle)
+    command_loop(handle, scripts)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,12 @@ def b64url_decode(text):
 
 
 def certificate(directory):
-    """A self-signed P-256 certificate for 127.0.0.1 and localhost; returns (cert file, key file)."""
+    """A self-signed P-256 certificate for 127.0.0.1 and localhost; returns (cert file, key file).
+    One already in `directory` is reused (a stand-in started again in its place)."""
+    cert_file = os.path.join(directory, "standin-cert.pem")
+    key_file = os.path.join(directory, "standin-key.pem")
+    if os.path.exists(cert_file) and os.path.exists(key_file):
+        return cert_file, key_file
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "push-standin")])
     now = datetime.datetime.now(datetime.timezone.utc)
@@ -61,8 +66,6 @@ def certificate(directory):
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
-    cert_file = os.path.join(directory, "standin-cert.pem")
-    key_file = os.path.join(directory, "standin-key.pem")
     with open(cert_file, "wb") as f:
         f.write(cert.public_bytes(serialization.Encoding.PEM))
     with open(key_file, "wb") as f:
@@ -93,15 +96,20 @@ class Scripts:
             return dict(self.default)
 
 
-def command_loop(handle):
-    """Reads commands from stdin until it closes (the test ended), then exits the process."""
+def command_loop(handle, scripts):
+    """Reads commands from stdin until it closes (the test ended), then exits the process. Every
+    stand-in takes {"cmd": "script", "id": ..., "answers": [...]} for `scripts`; `handle` the rest."""
     for line in sys.stdin:
         line = line.strip()
         if not line:
             continue
         try:
             command = json.loads(line)
-            reply = handle(command) or {}
+            if command.get("cmd") == "script":
+                scripts.set(command["id"], command["answers"])
+                reply = {}
+            else:
+                reply = handle(command) or {}
             emit("ok", cmd=command.get("cmd"), **reply)
         except Exception as error:  # a bad command is the test's bug: say so
             emit("error", message=repr(error))

@@ -125,13 +125,10 @@ def main():
         if command["cmd"] == "vapid":
             state["vapid_key"] = command["key"]
             return {}
-        if command["cmd"] == "script":
-            scripts.set(command["id"], command["answers"])
-            return {}
         raise ValueError("unknown command")
 
     emit("ready", port=port, ca=cert_file)
-    command_loop(handle)
+    command_loop(handle, scripts)
 
 
 if __name__ == "__main__":

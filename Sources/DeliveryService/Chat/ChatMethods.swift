@@ -17,7 +17,8 @@ enum ChatMethods {
             SendChatMessage.method(env), GetEntries.method(env),
             GetConversations.method(env), GetPendingWelcomes.method(env), GetLeafRecoveryInbox.method(env),
             GetChatSubscriptionTicket.method(env),
-            RequestLeave.method(env), CancelLeave.method(env), RequestReset.method(env),
+            RequestLeave.method(env), CancelLeave.method(env), RequestReset.method(env), ActivateReset.method(env),
+            CloseConversation.method(env),
         ]
         let served = Set(methods.map(\.nsid)).union([subscribeEvents])
         for nsid in ChatSchema.contract.methods.keys.sorted() where !served.contains(nsid) {

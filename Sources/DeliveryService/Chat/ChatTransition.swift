@@ -30,6 +30,24 @@ struct ChatTransition {
         return entry
     }
 
+    /// Ends the conversation's generation at `seq` (a close or a reset, whose entry `seq` is): every
+    /// leaf leaves and its interval ends there; pending Welcomes are superseded, open recovery
+    /// requests too (their KeyPackages released), pending leave and reset requests become stale and
+    /// pending recovery work is superseded by `transitionID`. Returns the intervals ended.
+    func endGeneration(at seq: Int64, transitionID: ChatUUID, how: ChatTransaction.IntervalEnd) throws -> [ChatEndedInterval] {
+        let id = conversation.id
+        let ended = try tx.endAllLeaves(id, at: seq, how: how)
+        for welcome in try tx.supersedeWelcomes(id) {
+            tx.emit(.tagged("welcomeDispositionEvent", ["welcomeId": .uuid(welcome.id), "status": .text("superseded")]),
+                    to: .device(did: welcome.recipientDID, device: welcome.recipientDeviceID))
+        }
+        for recovery in try tx.supersedeAllRecoveries(id) { ChatEvents.recovery(recovery, status: "superseded", in: tx) }
+        for stale in try tx.staleAllRequests(.leave, id) { ChatEvents.leaveRequest(stale, in: tx) }
+        _ = try tx.staleAllRequests(.reset, id)
+        try tx.supersedeRecoveryWork(id, transitionID: transitionID)
+        return ended
+    }
+
     /// Appends the signed request as the conversation's next entry without moving its coordinates
     /// (a leave or reset request, a leave's cancellation) and tells the devices that may read it.
     func record(kind: String, serverFields: [UInt8]? = nil) throws -> ChatEntry {

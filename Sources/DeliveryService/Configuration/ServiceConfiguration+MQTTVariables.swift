@@ -22,8 +22,9 @@ extension ServiceConfiguration {
         },
         EnvironmentVariable(
             "MQTT_MAX_QUEUED_JOBS", .mqtt, default: .value("64"), example: "32",
-            meaning: "Packets of one connection (publishes, subscriptions) waiting for the relay workers; past it (or "
-                + "`MQTT_MAX_QUEUED_BYTES`) the connection is not read until half of them are done.",
+            meaning: "Packets of one connection (publishes, subscriptions) waiting for the relay workers, a SUBSCRIBE "
+                + "counting one per 8 of its filters; past it (or `MQTT_MAX_QUEUED_BYTES`) the connection is not read until "
+                + "half of them are done.",
             guards: "A client pipelining packets (QoS 0 publishes have no Receive Maximum) into an unbounded queue."
         ) { value, config throws(ConfigurationError) in
             if let count = try value.integer(in: 1...1_000_000) { config.relay.maxQueuedJobs = count }

@@ -5,6 +5,84 @@ extension ServiceConfiguration {
     /// none, and its options only with it.
     static let pushVariables: [EnvironmentVariable] = [
         EnvironmentVariable(
+            "APNS_KEY_FILE", .push, default: .none("no APNs"), example: "/AuthKey.p8",
+            meaning: "The APNs authentication key (`.p8`, a PKCS#8 P-256 key) the provider tokens are signed with. "
+                + "With `APNS_KEY_ID`, `APNS_TEAM_ID` and `APNS_TOPIC` (all four or none) iOS devices can register and "
+                + "are pushed over HTTP/2.",
+            guards: "Pushes under a half-configured identity: a missing part refuses the start instead of every push failing."
+        ) { value, config throws(ConfigurationError) in
+            let parts = ["APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC"].map { ($0, value.companion($0)) }
+            guard let file = value.string else {
+                for name in ["APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC", "APNS_HOST", "APNS_CA_FILE"] where value.companion(name) != nil {
+                    throw ConfigurationError("APNS_KEY_FILE", value: nil, "not set, but \(name) is: set APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID and APNS_TOPIC, or none of them")
+                }
+                return
+            }
+            for (name, part) in parts where part == nil {
+                throw ConfigurationError(name, value: nil, "not set, but APNS_KEY_FILE is: set APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID and APNS_TOPIC, or none of them")
+            }
+            config.push.apns = PushSettings.APNs(keyFile: file, keyID: parts[0].1!, teamID: parts[1].1!, topic: parts[2].1!)
+        },
+        EnvironmentVariable(
+            "APNS_KEY_ID", .push, default: .none("no APNs"), example: "ABC123DEFG",
+            meaning: "The key's 10-character id from Apple (the provider token's `kid`).",
+            guards: "As `APNS_KEY_FILE`."
+        ) { value, _ throws(ConfigurationError) in
+            // Read with APNS_KEY_FILE; checked here for its form.
+            if let text = value.string, !Self.isAppleID(text) { throw value.refusal("expected Apple's 10-character id (A-Z, 0-9)") }
+        },
+        EnvironmentVariable(
+            "APNS_TEAM_ID", .push, default: .none("no APNs"), example: "DEF123GHIJ",
+            meaning: "The developer team's 10-character id (the provider token's `iss`).",
+            guards: "As `APNS_KEY_FILE`."
+        ) { value, _ throws(ConfigurationError) in
+            if let text = value.string, !Self.isAppleID(text) { throw value.refusal("expected Apple's 10-character id (A-Z, 0-9)") }
+        },
+        EnvironmentVariable(
+            "APNS_TOPIC", .push, default: .none("no APNs"), example: "blue.catbird.app",
+            meaning: "The app's bundle id, sent as `apns-topic`.",
+            guards: "As `APNS_KEY_FILE`."
+        ) { value, _ throws(ConfigurationError) in
+            if let text = value.string, text.utf8.count > 255 || !text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+                throw value.refusal("expected a bundle id")
+            }
+        },
+        EnvironmentVariable(
+            "APNS_HOST", .push, default: .none("each device's own environment: production `api.push.apple.com`, sandbox `api.sandbox.push.apple.com`"),
+            example: "sandbox",
+            meaning: "`production` or `sandbox` sends every device to that one of Apple's hosts; an `https://host:port` URL "
+                + "to a private or test APNs host. One multiplexed HTTP/2 connection per host.",
+            guards: "Sandbox tokens sent to production (and the reverse), which APNs answers BadDeviceToken."
+        ) { value, config throws(ConfigurationError) in
+            guard let text = value.string else { return }
+            let host: PushSettings.APNs.Host
+            switch text {
+            case "production": host = .production
+            case "sandbox": host = .sandbox
+            default:
+                guard let url = URLComponents(string: text), url.scheme == "https", let name = url.host, !name.isEmpty,
+                      url.path.isEmpty || url.path == "/", url.query == nil else {
+                    throw value.refusal("expected production, sandbox or an https://host:port URL")
+                }
+                host = .custom(host: name, port: url.port ?? 443)
+            }
+            guard config.push.apns != nil else {
+                throw ConfigurationError("APNS_KEY_FILE", value: nil, "not set, but APNS_HOST is: APNs needs its key")
+            }
+            config.push.apns?.host = host
+        },
+        EnvironmentVariable(
+            "APNS_CA_FILE", .push, default: .none("the system's trusted certificates"), example: "/apns-ca.pem",
+            meaning: "PEM certificates to trust for the APNs host instead of the system's (a private or test host).",
+            guards: "A test host's own CA trusted for anything else: it is used for the APNs host only."
+        ) { value, config throws(ConfigurationError) in
+            guard let file = value.string else { return }
+            guard config.push.apns != nil else {
+                throw ConfigurationError("APNS_KEY_FILE", value: nil, "not set, but APNS_CA_FILE is: APNs needs its key")
+            }
+            config.push.apns?.caFile = file
+        },
+        EnvironmentVariable(
             "VAPID_PRIVATE_KEY_FILE", .push, default: .none("no Web Push"), example: "/vapid.pem",
             meaning: "PEM file of the service's P-256 VAPID key (RFC 8292); browsers subscribe with its public half. "
                 + "With `VAPID_SUBJECT` (both or neither) web devices can register.",
@@ -114,4 +192,9 @@ extension ServiceConfiguration {
             if let count = try value.integer(in: 1...1000) { config.push.maxDevicesPerUser = count }
         },
     ]
+
+    /// Apple's key and team ids: 10 characters, upper-case letters and digits.
+    static func isAppleID(_ text: String) -> Bool {
+        text.utf8.count == 10 && text.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5a) || ($0 >= 0x30 && $0 <= 0x39) }
+    }
 }

@@ -71,7 +71,7 @@ extension ServiceConfiguration {
             try value.rateLimitRule { config.rateLimits.perDID[.pushRegistration] = $0 }
         },
         EnvironmentVariable(
-            "RATE_LIMIT_SUBSCRIBE", .rateLimits, default: .value("20,500"), example: "2,10",
+            "RATE_LIMIT_SUBSCRIBE", .rateLimits, default: .value("20,200"), example: "2,10",
             meaning: "Per caller DID: MQTT SUBSCRIBE and UNSUBSCRIBE, one token per Topic Filter examined (a filter "
                 + "over it gets 0x97 in SUBACK, 0x83 in UNSUBACK). Held Welcomes count as `RATE_LIMIT_MEMBERSHIP`, sync "
                 + "barriers as `RATE_LIMIT_READ`.",

@@ -113,7 +113,8 @@ final class EventHub: Sendable {
         state.withLock { state in
             guard state.subscriptions[id] != nil else { return }
             for convoID in convoIDs { state.byConvo[convoID, default: []].insert(id) }
-            if let device = subscription.pushDeviceID {
+            // A follower of all its DID's conversations is present for all of them already ('*').
+            if let device = subscription.pushDeviceID, !subscription.followsJoins {
                 devicePresence?.covers(subscription, did: subscription.did.rawValue, deviceID: device, convoIDs: convoIDs)
             }
         }
@@ -122,7 +123,7 @@ final class EventHub: Sendable {
     func unroute(_ convoID: String, from subscription: any EventFollower) {
         state.withLock { state in
             Self.remove(ObjectIdentifier(subscription), from: convoID, in: &state)
-            if subscription.pushDeviceID != nil { devicePresence?.uncovers(subscription, convoID: convoID) }
+            if subscription.pushDeviceID != nil, !subscription.followsJoins { devicePresence?.uncovers(subscription, convoID: convoID) }
         }
     }
 

@@ -19,7 +19,7 @@ public enum RateLimitClass: String, Sendable, CaseIterable {
         case .keyPackages: RateLimitRule(ratePerSecond: 5, burst: 50)
         case .membership: RateLimitRule(ratePerSecond: 5, burst: 50)
         case .pushRegistration: RateLimitRule(ratePerSecond: 1, burst: 20)
-        case .subscribe: RateLimitRule(ratePerSecond: 20, burst: 500)
+        case .subscribe: RateLimitRule(ratePerSecond: 20, burst: 200)
         }
     }
 

@@ -37,6 +37,8 @@ public final class PushDispatcher: Sendable {
     private let metrics: PushMetrics
     private let log: Log
     private let concurrency: Int
+    /// The free slots a claim waits for while pushes are in flight.
+    private let batch: Int
     private let lease: Double
     private let timeToLive: Int
     private let policy: PushRetryPolicy
@@ -54,6 +56,7 @@ public final class PushDispatcher: Sendable {
         self.log = log
         self.node = node
         concurrency = settings.concurrency
+        batch = max(1, settings.concurrency / 4)
         // Longer than any request may take, so that a live node's lease never lapses under it.
         lease = settings.timeout * 2 + 10
         timeToLive = settings.timeToLive
@@ -112,8 +115,9 @@ public final class PushDispatcher: Sendable {
             let free = concurrency - inFlight
             var again = false
             // After a claim that found nothing, a burst of news waits a few milliseconds: one claim
-            // serves them all.
-            if free > 0, nudged || now - lastEmptyClaim >= 1 {
+            // serves them all. While pushes are in flight, slots are refilled a quarter at a time, so
+            // that a claim (and its content read) serves many pushes rather than each completion.
+            if free > 0, free >= batch || inFlight == 0, nudged || now - lastEmptyClaim >= 1 {
                 if now - lastEmptyClaim < 0.005 { Thread.sleep(forTimeInterval: 0.005) }
                 let limit = min(free, 128)
                 state.withLock { $0.nudged = false }

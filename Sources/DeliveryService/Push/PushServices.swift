@@ -33,8 +33,32 @@ enum PushServices {
             let client = try httpClient(settings, allowPrivate: true)
             senders.append(FCMSender(account: account, client: client, tokenURL: fcm.tokenURL, sendURL: fcm.sendURL, threads: threads))
         }
+        if let apns = settings.apns { senders.append(try apnsSender(apns, settings: settings)) }
         return PushDispatcher(store: store, senders: senders, contentSources: [MLSPushContent(store: store)] + contentSources,
                               settings: settings, metrics: metrics, log: log, node: node)
+    }
+
+    /// APNs over HTTP/2 with the `.p8` key's provider token.
+    private static func apnsSender(_ apns: PushSettings.APNs, settings: PushSettings) throws(ConfigurationError) -> APNsSender {
+        let pem = try file(apns.keyFile, variable: "APNS_KEY_FILE")
+        let key: ECDSAPrivateKey
+        do { key = try PEMPrivateKey.ecdsa(pem: pem, curve: .p256) } catch {
+            throw ConfigurationError("APNS_KEY_FILE", value: apns.keyFile, "not an unencrypted P-256 private key in PEM (a .p8 file)")
+        }
+        let hosts: APNsSender.Hosts = switch apns.host {
+        case .perDevice: .perDevice
+        case .production: .single(host: APNsSender.productionHost, port: 443)
+        case .sandbox: .single(host: APNsSender.sandboxHost, port: 443)
+        case .custom(let host, let port): .single(host: host, port: port)
+        }
+        let trusted = try apns.caFile.map { path throws(ConfigurationError) in try file(path, variable: "APNS_CA_FILE") }
+        do {
+            return try APNsSender(provider: APNsProviderToken(key: key, keyID: apns.keyID, teamID: apns.teamID), topic: apns.topic,
+                                  hosts: hosts, trustedCertificatesPEM: trusted, timeout: settings.timeout,
+                                  maxConcurrentStreams: max(settings.concurrency, 1))
+        } catch {
+            throw ConfigurationError("APNS_CA_FILE", value: apns.caFile, "no usable PEM certificate")
+        }
     }
 
     /// A client for Web Push and FCM requests: PUSH_TIMEOUT, small answers, PUSH_CA_FILE's certificates.

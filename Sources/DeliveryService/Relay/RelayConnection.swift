@@ -27,6 +27,14 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
         case unsubscribe(UInt16, [TopicFilter])
         case disconnected(UInt32?)
 
+        /// How many jobs it counts as against `maxQueuedJobs`: a SUBSCRIBE as many as the jobs its
+        /// distinct filters will take at most, so that no more filters are decoded ahead of the
+        /// workers than they examine in a few turns.
+        var weight: Int {
+            guard case .subscribe(let work) = self else { return 1 }
+            return max(1, (work.requests.count + RelaySettings.filtersPerJob - 1) / RelaySettings.filtersPerJob)
+        }
+
         /// What the job holds, roughly, for the bound in bytes.
         var bytes: Int {
             switch self {
@@ -42,6 +50,8 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
         var jobs: [Job] = []
         var head = 0
         var queuedBytes = 0
+        /// The queued jobs' weights (`Job.weight`).
+        var queuedWeight = 0
         var running = false
         /// Reading paused: too much waits.
         var backlogged = false
@@ -54,7 +64,6 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
         var closed = false
         var ended = false
 
-        var queuedCount: Int { jobs.count - head }
     }
 
     let link: MQTTLink
@@ -122,7 +131,8 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
         let start = state.withLock { state -> Bool in
             state.jobs.append(job)
             state.queuedBytes += job.bytes
-            if state.queuedCount > maxJobs || state.queuedBytes > maxBytes { state.backlogged = true }
+            state.queuedWeight += job.weight
+            if state.queuedWeight > maxJobs || state.queuedBytes > maxBytes { state.backlogged = true }
             guard !state.running else { return false }
             state.running = true
             return true
@@ -143,6 +153,7 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
                 state.jobs = []
                 state.head = 0
                 state.queuedBytes = 0
+                state.queuedWeight = 0
                 state.running = false
                 let resume = state.backlogged
                 state.backlogged = false
@@ -163,12 +174,13 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
                 }
             }
             state.queuedBytes -= taken.reduce(0) { $0 + $1.bytes }
+            state.queuedWeight -= taken.reduce(0) { $0 + $1.weight }
             if state.head > 64, state.head * 2 > state.jobs.count {
                 state.jobs.removeFirst(state.head)
                 state.head = 0
             }
             // Reading resumes once half of what stopped it is done.
-            guard state.backlogged, state.queuedCount <= maxJobs / 2, state.queuedBytes <= maxBytes / 2 else { return (taken, false) }
+            guard state.backlogged, state.queuedWeight <= maxJobs / 2, state.queuedBytes <= maxBytes / 2 else { return (taken, false) }
             state.backlogged = false
             return (taken, true)
         }
@@ -182,6 +194,7 @@ final class RelayConnection: MQTTConnectionDelegate, Sendable {
         state.withLock { state in
             state.jobs.replaceSubrange(state.head..<state.head, with: jobs)
             state.queuedBytes += jobs.reduce(0) { $0 + $1.bytes }
+            state.queuedWeight += jobs.reduce(0) { $0 + $1.weight }
         }
     }
 

@@ -19,7 +19,8 @@ enum RelayTopic: Hashable, Sendable {
     case sync(clientID: String)
 
     init?(_ name: TopicName) {
-        let levels = name.levels
+        // Levels split on the bytes: a SUBSCRIBE's filters are each parsed here on a relay worker.
+        let levels = Self.levels(name.value)
         guard levels.count >= 3, levels[0] == "relay" else { return nil }
         switch (levels[1], levels.count) {
         case ("k", 3) where Self.isClientID(levels[2]): self = .keyPackages(clientID: String(levels[2]))
@@ -34,6 +35,12 @@ enum RelayTopic: Hashable, Sendable {
             }
         default: return nil
         }
+    }
+
+    /// MQTT 5.0 §4.7.1.1: the levels between '/', empty ones kept, split on the UTF-8 bytes ('/' is
+    /// never part of another character's encoding).
+    static func levels(_ text: String) -> [Substring] {
+        text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     var name: String {
@@ -77,7 +84,7 @@ enum RelayFilterScope: Hashable, Sendable {
             self = .topic(topic)
             return
         }
-        let levels = filter.value.split(separator: "/", omittingEmptySubsequences: false)
+        let levels = RelayTopic.levels(filter.value)
         guard levels.count == 4, levels[0] == "relay", levels[1] == "g", RelayTopic.isGroupID(levels[2]),
               levels[3] == "+" || levels[3] == "#" else { return nil }
         self = .group(convoID: String(levels[2]))

@@ -13,10 +13,14 @@ public struct ChatEndedInterval: Sendable {
 }
 
 extension ChatTransaction {
+    /// How an interval ended (migration 0036).
+    public enum IntervalEnd: String, Sendable { case removed, replaced, reset, closed }
+
     /// The devices' leaves leave the conversation at `seq` (inclusive): their rows go and their
     /// intervals end. Returns the intervals ended.
     @discardableResult
-    public func endLeaves(_ conversation: ChatUUID, _ devices: [(did: String, device: ChatUUID)], at seq: Int64) throws -> [ChatEndedInterval] {
+    public func endLeaves(_ conversation: ChatUUID, _ devices: [(did: String, device: ChatUUID)], at seq: Int64,
+                          how: IntervalEnd) throws -> [ChatEndedInterval] {
         var ended: [ChatEndedInterval] = []
         for (did, device) in devices {
             let rows = try connection.query("""
@@ -24,8 +28,8 @@ extension ChatTransaction {
                 """, [conversation, did, device])
             for row in rows {
                 let interval = try row.chatUUID("interval_id")
-                try connection.execute("UPDATE chat_intervals SET end_seq = $2, ended_at = $3 WHERE interval_id = $1",
-                                       [interval, seq, now])
+                try connection.execute("UPDATE chat_intervals SET end_seq = $2, ended_at = $3, end_kind = $4 WHERE interval_id = $1",
+                                       [interval, seq, now, how.rawValue])
                 ended.append(ChatEndedInterval(intervalID: interval, conversationID: conversation, did: did, deviceID: device,
                                                terminalSeq: seq, endedAt: now))
             }
@@ -34,8 +38,8 @@ extension ChatTransaction {
     }
 
     /// Every leaf of the conversation leaves at `seq` (a reset or a close).
-    public func endAllLeaves(_ conversation: ChatUUID, at seq: Int64) throws -> [ChatEndedInterval] {
-        try endLeaves(conversation, try leaves(conversation).map { ($0.did, $0.deviceID) }, at: seq)
+    public func endAllLeaves(_ conversation: ChatUUID, at seq: Int64, how: IntervalEnd) throws -> [ChatEndedInterval] {
+        try endLeaves(conversation, try leaves(conversation).map { ($0.did, $0.deviceID) }, at: seq, how: how)
     }
 
     public func addParticipant(_ conversation: ChatUUID, _ participant: ChatParticipant) throws {
@@ -59,8 +63,8 @@ extension ChatTransaction {
                                [conversation, did, role])
     }
 
-    /// Pending Welcomes of the conversation are superseded (a reset or a close): each becomes
-    /// recovery work? No: a superseded Welcome is simply over. Returns them, for their events.
+    /// Pending Welcomes of the conversation are superseded (a reset or a close ends the generation
+    /// they join; the reset's recipients recover into the new one). Returns them, for their events.
     public func supersedeWelcomes(_ conversation: ChatUUID) throws -> [ChatWelcome] {
         let rows = try connection.query("""
             UPDATE chat_welcomes SET status = 'superseded', terminal_at = $2 WHERE conversation_id = $1 AND status = 'pending'
@@ -94,5 +98,29 @@ extension ChatTransaction {
     public func startGeneration(_ conversation: ChatUUID, successor: ConversationCoordinates, publicState: [UInt8],
                                 metadataSnapshot: [UInt8]) throws {
         try advance(conversation, to: successor, publicState: publicState, metadataSnapshot: metadataSnapshot)
+    }
+
+    /// Pending recovery work of the conversation is superseded by `transitionID` (a reset or a close).
+    public func supersedeRecoveryWork(_ conversation: ChatUUID, transitionID: ChatUUID) throws {
+        try connection.execute("""
+            UPDATE chat_recovery_work SET status = 'superseded', terminal_transition_id = $2, terminal_at = $3
+            WHERE conversation_id = $1 AND status = 'pending'
+            """, [conversation, transitionID, now])
+    }
+
+    /// A device's pending Welcomes past their end are expired, each becoming recovery work (the
+    /// recovery inbox settles them before it is read). Returns them, for their events.
+    public func settleExpiredWelcomes(did: String, device: ChatUUID) throws -> [ChatWelcome] {
+        let ids = try connection.query("""
+            SELECT welcome_id FROM chat_welcomes WHERE recipient_did = $1 AND recipient_device_id = $2 AND status = 'pending'
+              AND expires_at <= $3 ORDER BY welcome_id LIMIT 100
+            """, [did, device, now]).map { try $0.chatUUID("welcome_id") }
+        return try ids.compactMap { try welcome($0, lock: true) }.filter { $0.status == "expired" }
+    }
+
+    /// The conversation whose current group has this id, if any.
+    public func conversationID(group: [UInt8]) throws -> ChatUUID? {
+        try connection.query("SELECT conversation_id FROM chat_conversations WHERE group_id = $1", [group])
+            .first.map { try $0.chatUUID("conversation_id") }
     }
 }

@@ -6,8 +6,9 @@ import Glibc
 /// writes) and, for https, a `TLSSession` over memory BIOs, driven with poll(2) so that every
 /// wait is bounded by the request's deadline. Once established, a protocol running on an event
 /// loop of its own (HTTP/2) drives it with the non-blocking calls instead (`descriptor`,
-/// `receive`, `send`, `flush`).
-package final class HTTPClientConnection {
+/// `receive`, `send`, `flush`). It may be handed from the thread that established it to another,
+/// but is used by one thread at a time (hence unchecked).
+package final class HTTPClientConnection: @unchecked Sendable {
     private let socket: Socket
     private var tls: TLSSession?
     /// Ciphertext read from the socket on its way into the TLS session.

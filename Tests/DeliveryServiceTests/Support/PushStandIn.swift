@@ -39,11 +39,19 @@ final class PushStandIn: @unchecked Sendable {
         }
     }
 
-    init(_ kind: Kind) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-standin-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// Whether `stop` removes `directory` (not when the test lent it: a stand-in started again in
+    /// its place reuses its certificate and key).
+    private let ownsDirectory: Bool
+
+    /// - Parameters: `directory` to reuse another stand-in's certificate (and files), `port` to
+    ///   listen on a given port (APNs only) rather than an ephemeral one.
+    init(_ kind: Kind, directory: URL? = nil, port: Int? = nil) throws {
+        ownsDirectory = directory == nil
+        self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("push-standin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
         process.executableURL = URL(fileURLWithPath: try Self.python)
-        process.arguments = [TestDatabase.repositoryRoot + "/Tests/PushStandIns/" + kind.rawValue, "--dir", directory.path]
+        process.arguments = [TestDatabase.repositoryRoot + "/Tests/PushStandIns/" + kind.rawValue, "--dir", self.directory.path]
+            + (port.map { ["--port", String($0)] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         process.standardInput = input
@@ -55,7 +63,7 @@ final class PushStandIn: @unchecked Sendable {
             stop()
             throw XCTestError(.failureWhileWaiting, userInfo: ["reason": "\(kind.rawValue) did not start"])
         }
-        port = ready["port"] as? Int ?? 0
+        self.port = ready["port"] as? Int ?? 0
         caFile = ready["ca"] as? String ?? ""
     }
 
@@ -66,7 +74,7 @@ final class PushStandIn: @unchecked Sendable {
             process.terminate()
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(at: directory)
+        if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 
     private func drain(_ reader: FileHandle) {

@@ -33,12 +33,8 @@ class PushTestCase: XCTestCase {
 
     /// Alice and Bob in one conversation, both with group state.
     func pair() throws -> (flow: ChatFlow, alice: MLSTestUser, bob: MLSTestUser, convo: String) {
-        let flow = ChatFlow(service: try service)
-        let alice = flow.user(), bob = flow.user()
-        try flow.publishKeyPackage(bob)
-        let convo = try flow.createConvo(alice, with: [bob])
-        try flow.join(bob, convo)
-        return (flow, alice, bob, convo)
+        let chat = try ChatFlow(service: try service).chat(2)
+        return (chat.flow, chat.users[0], chat.users[1], chat.convo)
     }
 
     /// A new Web Push subscription of the stand-in, registered for `user`'s device `deviceID`.
@@ -68,6 +64,28 @@ class PushTestCase: XCTestCase {
     func assertNoProtocolErrors(_ standIn: PushStandIn, to id: String? = nil, file: StaticString = #filePath, line: UInt = #line) {
         for event in standIn.events("push") where id == nil || event["id"] as? String == id {
             XCTAssertEqual((event["errors"] as? [Any])?.count ?? 0, 0, "\(event)", file: file, line: line)
+        }
+    }
+
+    func deviceCount(_ did: String) throws -> Int {
+        try service.namespace.database.query("SELECT count(*) AS n FROM push_devices WHERE did = $1", [did])[0].int("n")
+    }
+
+    func presenceCount(_ did: String, _ device: String) throws -> Int {
+        try service.namespace.database.query("SELECT count(*) AS n FROM push_presence WHERE did = $1 AND device_id = $2",
+                                             [did, device])[0].int("n")
+    }
+
+    /// Waits until the presence row of `did#device` is there (or gone): a thread of its own writes it.
+    func waitForPresence(did: String, device: String, present: Bool) throws {
+        try waitUntil(timeout: 10) { (try self.presenceCount(did, device) > 0) == present }
+    }
+
+    func waitUntil(timeout: Double, _ condition: () throws -> Bool, file: StaticString = #filePath, line: UInt = #line) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !condition() {
+            guard Date() < deadline else { return XCTFail("condition not met within \(timeout) s", file: file, line: line) }
+            Thread.sleep(forTimeInterval: 0.05)
         }
     }
 

@@ -31,4 +31,17 @@ enum MetadataSnapshotCheck {
               proof["originSeq"]?.integer == UInt64(originSeq)
         else { throw ChatRefusal(.invalidMetadataSnapshot, "authorProof must name the signing device at this transition") }
     }
+
+    /// A commit's snapshot (defs `metadataSnapshot`): the conversation's current metadata (version,
+    /// origin, author proof, avatar) encrypted again for the commit's new epoch.
+    static func checkReencrypted(_ snapshot: ChatValue, at next: ConversationCoordinates, current stored: [UInt8]) throws {
+        let current = try ChatViews.json(stored, as: "metadataSnapshot")
+        guard let version = current["metadataVersion"]?.integer, let origin = current["originTransitionId"]?.uuid else {
+            throw XRPCError.internalError
+        }
+        try check(snapshot, at: next, version: version, origin: origin)
+        guard snapshot["authorProof"] == current["authorProof"], snapshot["avatarBinding"] == current["avatarBinding"] else {
+            throw ChatRefusal(.invalidMetadataSnapshot, "an epoch change keeps the snapshot's author proof and avatar")
+        }
+    }
 }
