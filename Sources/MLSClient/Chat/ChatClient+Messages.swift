@@ -12,6 +12,7 @@ extension ChatClient {
     @discardableResult
     public func send(_ conversation: ChatUUID, text: String) throws -> ChatValue {
         try sync(conversation)
+        _ = try current(conversation)
         let request = try seal(text, in: conversation, at: try coordinates(conversation))
         api.capture?.signed(request, publicKey: device.publicKey)
         let entry = try api.signed("sendMessage", request)["entry"] ?? .object([:])
