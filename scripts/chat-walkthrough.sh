@@ -216,7 +216,7 @@ expect "alice's inventory: closed by dave" "$DIRECT closed at #" "$(chat alice l
 # to a non-member and to a device that joined after it, and typing seen live and never in
 # getEntries, once the service serves those methods.
 
-want=120
+want=116
 [ "$passed" -eq "$want" ] || { echo "FAILED: $passed of $want checks ran"; exit 1; }
 # Every request and response above, every signed body and every event, checked by code not ours.
 scripts/chat-checks.sh "$CHAT_CAPTURE"
