@@ -280,6 +280,36 @@ final class ChatClientLifecycleTests: ChatContractTestCase {
         XCTAssertEqual(a1.conversations[conversation]?.group.epoch, 3)
     }
 
+    func testAResetMayStartWithANewTitle() throws {
+        let (a1, _) = try enrolled()
+        let (bob1, _) = try enrolled(packages: 4)
+        let conversation = try group(a1, [[bob1]], title: "first title")
+        try a1.rename(conversation, title: "second title")
+        XCTAssertEqual(try bob1.read(conversation), [])
+        XCTAssertEqual(bob1.conversations[conversation]?.title, "second title")
+
+        // bob lost his state and asks; alice activates with a title of her own: metadata version 3,
+        // written by her at the activation's entry.
+        try bob1.requestReset(conversation, reason: .localStateLost)
+        let activated = try a1.activateReset(try XCTUnwrap(try a1.pendingRequests(conversation).resets.first), title: "generation two")
+        let snapshot = try a1.state(conversation)["metadataSnapshot"]
+        XCTAssertEqual(snapshot?["metadataVersion"]?.integer, 3)
+        XCTAssertEqual(snapshot?["authorProof"]?["originSeq"]?.integer, activated["entry"]?["seq"]?.integer)
+        XCTAssertEqual(snapshot?["authorProof"]?["authorDeviceId"]?.uuid, a1.device.deviceID)
+        XCTAssertEqual(a1.conversations[conversation]?.title, "generation two")
+
+        // bob recovers and reads it; the next rename follows on from it.
+        _ = try bob1.read(conversation)
+        try bob1.requestLeaf(conversation)
+        try a1.fulfil(try recovery(for: bob1, in: conversation, seenBy: a1))
+        try join(bob1)
+        XCTAssertEqual(bob1.conversations[conversation]?.title, "generation two")
+        try a1.rename(conversation, title: "third title")
+        _ = try bob1.read(conversation)
+        XCTAssertEqual(bob1.conversations[conversation]?.title, "third title")
+        XCTAssertEqual(try a1.state(conversation)["metadataSnapshot"]?["metadataVersion"]?.integer, 4)
+    }
+
     // MARK: Close
 
     func testAGroupClosesWhenOneAdminIsLeftAndADirectOneByEitherSide() throws {
@@ -293,8 +323,14 @@ final class ChatClientLifecycleTests: ChatContractTestCase {
         try bob1.requestLeave(conversation)
         try a2.fulfilLeave(try XCTUnwrap(try a2.pendingRequests(conversation).leaves.first))
         try a2.send(conversation, text: "closing soon")
+        let a2Stream = try a2.subscribe(try a2.inventory())
         let closed = try a1.close(conversation)
         let seq = try XCTUnwrap(closed["tombstone"]?["terminalSeq"]?.integer)
+        // alice's phone hears of it on its stream.
+        var event = try a2Stream.next().payload
+        while event.type != ChatSchema.typePrefix + "conversationClosedEvent" { event = try a2Stream.next().payload }
+        XCTAssertEqual(event["conversationId"]?.uuid, conversation)
+        XCTAssertEqual(event["terminalSeq"]?.integer, seq)
         XCTAssertEqual(closed["entry"]?["seq"]?.integer, seq)
         XCTAssertEqual(ConversationCoordinates(closed["tombstone"]?["retired"])?.lifecycle, .superseded)
         XCTAssertEqual(a1.conversations[conversation]?.ended, .closed(seq: seq))
