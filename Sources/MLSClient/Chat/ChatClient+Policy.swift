@@ -40,7 +40,9 @@ extension ChatClient {
 
     /// Sets the group's title (defs `metadataTransitionBody`): the next metadata version, signed by
     /// this device and encrypted for the current epoch, with this device's author proof naming the
-    /// seq its entry gets. Returns the submitTransition output.
+    /// seq its entry gets (the state's last seq + 1: an entry stored in between, a message say,
+    /// makes the service refuse it with InvalidMetadataSnapshot, and the caller renames again).
+    /// Returns the submitTransition output.
     @discardableResult
     public func rename(_ conversation: ChatUUID, title: String) throws -> ChatValue {
         try sync(conversation)

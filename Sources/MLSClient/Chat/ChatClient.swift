@@ -7,9 +7,10 @@ import Primitives
 
 /// One device speaking the chat contract (CHAT.md): it enrolls with KeyPackages, creates and
 /// accepts conversations, adds devices by fulfilling their recovery requests, joins from Welcomes,
-/// sends and reads signed entries, and follows the event stream. Every mutation is a signed body
-/// (`SignedRequest.sign`); every entry it reads is verified against the signing leaf's key before
-/// it is used. Not thread-safe: one caller at a time.
+/// sends and reads signed entries, and follows the event stream; and through a conversation's life,
+/// leaves (+Leave), changes roles, invitations and the title (+Policy), resets (+Reset) and closes
+/// (+Close). Every mutation is a signed body (`SignedRequest.sign`); every entry it reads is
+/// verified against the signing leaf's key before it is used. Not thread-safe: one caller at a time.
 public final class ChatClient {
     public let device: ChatDeviceKey
     public let api: ChatAPI
