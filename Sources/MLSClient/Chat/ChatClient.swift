@@ -433,7 +433,7 @@ public final class ChatClient {
         }
         guard !fromMe, seq > membership.joinedAt else { return nil }
         switch request.kind {
-        case .commitTransition, .leafRecoveryFulfillment:
+        case .commitTransition, .leafRecoveryFulfillment, .leaveCommitFulfillment:
             guard let bytes = request.body["commit"]?["bytes"]?.bytes else { return nil }
             _ = try membership.group.process(try MLSMessage(decoding: bytes))
             return nil
