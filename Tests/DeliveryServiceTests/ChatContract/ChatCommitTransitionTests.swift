@@ -272,4 +272,82 @@ final class ChatCommitTransitionTests: ChatContractTestCase {
         XCTAssertEqual(refusal(400) { try rename(r.alice, nonce: nonce) }, "MetadataNonceReuse", "the same epoch, the same nonce")
         XCTAssertEqual(try rename(r.alice, nonce: SecureRandom.bytes(12))["entry"]?.type, ChatSchema.typePrefix + "metadataEntry")
     }
+
+    func testAResetStartsANewGenerationFromTheAdminsLeafAndEveryoneElseComesBack() throws {
+        let r = try room()
+        try r.alice.send(r.id, text: "before the reset")
+        let requestID = ChatUUID.random()
+        try r.bob1.signed("requestReset", .resetRequest, ["resetRequestId": .uuid(requestID), "prior": try r.bob1.coordinates(r.id).value,
+                                                          "reason": .text("epochDivergence")])
+
+        /// `client` activates the reset with a fresh one-leaf group; on success it holds that group.
+        func activate(_ client: ChatClient, request: ChatUUID = requestID) throws -> ChatValue {
+            let state = try client.state(r.id)
+            let prior = try XCTUnwrap(ConversationCoordinates(state["coordinates"]))
+            var retired = prior
+            retired.stateVersion += 1
+            retired.lifecycle = .superseded
+            let now = UInt64(Date().timeIntervalSince1970)
+            let group = try Group.create(suite: client.suite, credential: client.device.credential, signingKey: client.device.signingKey,
+                                         lifetime: Lifetime(notBefore: now - 3600, notAfter: now + 2_592_000))
+            let groupInfo = try group.makeGroupInfo()
+            let successor = ConversationCoordinates(conversationID: r.id, generation: prior.generation + 1, stateVersion: 0,
+                                                    groupID: group.groupID, epoch: 0,
+                                                    groupContextHash: HashAlgorithm.sha256.hash(group.groupContext.encoded()),
+                                                    confirmationTag: groupInfo.confirmationTag, lifecycle: .active)
+            let transition = ChatUUID.random()
+            let seq = (state["snapshotSeq"]?.integer ?? 0) + 1
+            let proof = ChatValue.object([
+                "authorDid": .text(client.device.did.rawValue), "authorDeviceId": .uuid(client.device.deviceID),
+                "authorKeyId": .text(client.device.keyID), "signaturePublicKey": .bytes(client.device.publicKey),
+                "authGenerationAtOrigin": .integer(client.authGeneration), "originTransitionId": .uuid(transition),
+                "originSeq": .integer(seq), "roleAtOrigin": .text("admin"), "deviceStatusAtOrigin": .text("active"),
+            ])
+            let version = (state["metadataSnapshot"]?["metadataVersion"]?.integer ?? 0) + 1
+            let plaintext = ChatMetadata.plaintext(title: "after the reset", version: version, origin: transition, device: client.device)
+            let snapshot = try ChatMetadata.seal(plaintext, version: version, origin: transition, authorProof: proof,
+                                                 coordinates: successor, group: group)
+            let bytes = MLSMessage(body: .groupInfo(groupInfo)).encoded()
+            let participants = (state["participants"]?.array ?? []).map { item -> ChatValue in
+                guard case .object(var members) = item else { return item }
+                members["leafCount"] = nil
+                return .object(members)
+            }
+            let output = try client.signed("activateReset", .resetActivation, [
+                "resetRequestId": .uuid(request), "transitionId": .uuid(transition), "conversationKind": .text("group"),
+                "prior": prior.value, "retired": retired.value, "successor": successor.value,
+                "manifest": .object(["participants": .array(participants),
+                                     "actorLeaf": .object(["userDid": .text(client.device.did.rawValue), "deviceId": .uuid(client.device.deviceID),
+                                                           "leafOrigin": .text("genesis")])]),
+                "genesisGroupInfo": .object(["framing": .text("mlsMessage"), "contentType": .text("groupInfo"), "bytes": .bytes(bytes),
+                                             "sha256": .bytes(HashAlgorithm.sha256.hash(bytes))]),
+                "metadataSnapshot": snapshot,
+            ])
+            client.conversations[r.id] = ChatClient.ChatMembership(
+                group: group, kind: "group", lastSeq: seq, joinedAt: seq, metadata: plaintext, metadataVersion: version,
+                metadataOrigin: transition, authorProof: proof, title: "after the reset")
+            return output
+        }
+        XCTAssertEqual(refusal(400) { try activate(r.carol) }, "AdminRequired")
+        XCTAssertEqual(refusal(400) { try activate(r.alice, request: .random()) }, "ResetRequestNotFound")
+        let output = try activate(r.alice)
+        let successor = try XCTUnwrap(ConversationCoordinates(output["successorCoordinates"]))
+        XCTAssertEqual(successor.generation, 1)
+        XCTAssertEqual(try r.alice.state(r.id)["leaves"]?.array?.count, 1)
+        XCTAssertEqual(refusal(400) { try activate(r.alice) }, "ResetRequestNotFound", "consumed once")
+
+        // Every other device asks for a leaf in the new group and is given one; none reads the old generation's messages again.
+        for device in [r.bob1, r.bob2, r.carol] {
+            device.conversations[r.id] = nil
+            try device.requestLeaf(r.id)
+            try r.alice.fulfil(try recovery(for: device, in: r.id, seenBy: r.alice))
+            try join(device)
+        }
+        try r.bob2.send(r.id, text: "after the reset")
+        for device in [r.alice, r.bob1, r.carol] {
+            try device.sync(r.id)
+            XCTAssertEqual(try device.read(r.id).map(\.text), ["after the reset"])
+        }
+        XCTAssertEqual(try r.alice.state(r.id)["leaves"]?.array?.count, 4)
+    }
 }
