@@ -12,6 +12,9 @@ enum GetConversationState {
             let id = try query.uuid("conversationId")
             let (state, resets, leaves) = try env.store.chat { tx -> (ChatValue, [ChatValue], [ChatValue]) in
                 guard let conversation = try tx.conversation(id) else { throw ChatRefusal(.conversationNotFound, "no such conversation") }
+                guard conversation.coordinates.lifecycle == .active else {
+                    throw ChatRefusal(.conversationNotFound, "the conversation is closed: its tombstone is in getConversations")
+                }
                 guard try tx.participant(id, did: query.caller) != nil else {
                     throw ChatRefusal(.notEntitled, "the account does not take part in this conversation")
                 }
