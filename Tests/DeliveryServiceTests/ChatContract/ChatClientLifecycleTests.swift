@@ -341,6 +341,7 @@ final class ChatClientLifecycleTests: ChatContractTestCase {
         let item = try XCTUnwrap(try a2.inventory().conversations.first { $0["conversationId"]?.uuid == conversation })
         XCTAssertEqual(item.type, ChatSchema.typePrefix + "conversationCloseTombstone")
         XCTAssertEqual(item["closedByDeviceId"]?.uuid, a1.device.deviceID)
+        XCTAssertEqual(refusal(400) { try a2.state(conversation) }, "ConversationNotFound")
 
         // A direct conversation: bob, who did not create it, closes it after a message each way.
         let (direct, _) = try a1.create(inviting: [bob.did.rawValue], direct: true, title: "just us")
