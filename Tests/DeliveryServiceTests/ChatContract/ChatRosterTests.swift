@@ -38,6 +38,16 @@ final class ChatRosterTests: XCTestCase {
         var gone = direct
         try gone.apply(.remove(did: admin.did), removeWithLeaves: false)
         XCTAssertEqual(code { try gone.checkResult() }, .lastAdminRequired)
+
+        // Nor when every other participant is pending; and the last participant closes instead of leaving.
+        let adminLeaf = leaf(admin.did, 0)
+        var alone = ChatRoster(participants: [admin, invitee], leaves: [adminLeaf])
+        try alone.removeLeaf(did: admin.did, device: adminLeaf.deviceID)
+        try alone.apply(.remove(did: admin.did), removeWithLeaves: true)
+        XCTAssertEqual(code { try alone.checkResult() }, .lastAdminRequired)
+        var last = ChatRoster(participants: [admin], leaves: [])
+        try last.apply(.remove(did: admin.did), removeWithLeaves: false)
+        XCTAssertEqual(code { try last.checkResult() }, .lastAdminRequired)
     }
 
     func testAPolicyRemovesOnlyParticipantsWithoutLeaves() throws {

@@ -4,8 +4,9 @@ import DeliveryStore
 /// A conversation's roster as one transition changes it (defs `participantChange`, `leafChange`):
 /// the changes are applied to a copy, in order, each checked against the roster as it stands, and
 /// then the result as a whole (`checkResult`): at most 100 participants, 100 leaves and 20 leaves
-/// per DID (CHAT.md §3), and an active admin left while any participant is active (last-admin
-/// protection, `LastAdminRequired`). The store is then changed to match; nothing here touches it.
+/// per DID (CHAT.md §3), and an active admin left among the participants (last-admin protection,
+/// `LastAdminRequired`: the last participant closes the conversation rather than leave it). The
+/// store is then changed to match; nothing here touches it.
 struct ChatRoster {
     static let maxParticipants = 100
     static let maxLeaves = 100
@@ -117,9 +118,10 @@ struct ChatRoster {
         for leaf in leaves where participants[leaf.did] == nil {
             throw ChatRefusal(.invalidLeaveManifest, "\(leaf.did) would keep leaves without being a participant")
         }
-        let active = participants.values.filter { $0.status == "active" }
-        guard active.isEmpty || active.contains(where: { $0.role == "admin" }) else {
-            throw ChatRefusal(.lastAdminRequired, "an active admin must remain while any participant is active")
+        // Pending admins (a direct conversation's invitee) do not count: only an active one can act.
+        guard participants.values.contains(where: { $0.status == "active" && $0.role == "admin" }) else {
+            throw ChatRefusal(.lastAdminRequired, participants.isEmpty ? "the last participant closes the conversation instead"
+                                                                       : "an active admin must remain")
         }
     }
 }
