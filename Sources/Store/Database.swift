@@ -17,6 +17,8 @@ public final class Database: Sendable {
     private let settings: ConnectionSettings
     private let checkoutTimeout: Double
     let state: Mutex<PoolState<PooledConnection, PoolWaiter>>
+    /// Opens, failed opens, lost connections and reconnects, for `/metrics`.
+    public let connections = ConnectionCounters()
 
     /// `url` is a `postgresql://` URI or key=value string (`DATABASE_URL`), given to libpq as it is.
     /// Only its syntax is checked here; no connection is opened until first use. Opening a
@@ -101,14 +103,18 @@ public final class Database: Sendable {
     /// An idle connection may have been closed by the server since its last use; replace it.
     private func revive(_ connection: PGConnection) throws(StoreError) -> PGConnection {
         if connection.raw.isAliveWhileIdle() { return connection }
+        connections.recordLost()
         return try open()
     }
 
     /// Opens a connection for a reserved slot, freeing the slot if that fails.
     private func open() throws(StoreError) -> PGConnection {
         do {
-            return PGConnection(raw: try settings.connect())
+            let connection = PGConnection(raw: try settings.connect())
+            connections.recordOpened()
+            return connection
         } catch {
+            connections.recordFailedOpen()
             if let (waiter, handoff) = state.withLock({ $0.discard() }) { waiter.deliver(handoff) }
             throw error
         }
@@ -116,6 +122,7 @@ public final class Database: Sendable {
 
     func checkin(_ connection: PGConnection) {
         connection.rollbackIfNeeded()
+        if !connection.raw.isOK { connections.recordLost() }
         guard connection.raw.isOK, connection.raw.transactionStatus == .idle else {
             if let (waiter, handoff) = state.withLock({ $0.discard() }) { waiter.deliver(handoff) }
             return

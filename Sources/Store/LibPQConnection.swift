@@ -50,6 +50,20 @@ final class LibPQConnection {
 
     var backendPID: Int32 { PQbackendPID(handle) }
 
+    /// The connection options in effect (`PQconninfo`), by keyword: what the defaults and the URL
+    /// made of each.
+    var options: [String: String] {
+        guard let options = PQconninfo(handle) else { return [:] }
+        defer { PQconninfoFree(options) }
+        var values: [String: String] = [:]
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { values[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        return values
+    }
+
     enum TransactionStatus { case idle, active, inTransaction, inError, unknown }
 
     var transactionStatus: TransactionStatus {
