@@ -135,7 +135,8 @@ public final class DeliveryServiceApp: Sendable {
             databasePool: { database.poolStats },
             rateLimitKeys: { rateLimits.keyCount },
             databaseUp: { monitor.isDatabaseHealthy },
-            eventFanoutPending: { hub.pendingCount }))
+            eventFanoutPending: { hub.pendingCount },
+            connections: [("pool", database.connections), ("listener", hub.listenerConnections)]))
     }
 
     public func start() throws {
