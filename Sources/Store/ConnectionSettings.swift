@@ -14,6 +14,8 @@
 /// every reader but on no standby and never acknowledged; a failover then loses it.
 struct ConnectionSettings: Sendable {
     let parameters: [(String, String)]
+    /// For a multi-host URL: the host that took the last connection is tried first.
+    let hostOrder: HostOrder?
 
     static let deadPeerDefaults: [(String, String)] = [
         ("keepalives", "1"),
@@ -25,7 +27,7 @@ struct ConnectionSettings: Sendable {
 
     /// `url` is a `postgresql://` URI or a key=value string, passed to libpq as it is.
     init(url: String, connectTimeout: Double) throws(StoreError) {
-        _ = try LibPQConnectionInfo.parse(url)
+        hostOrder = HostOrder(options: try LibPQConnectionInfo.parse(url))
         // libpq treats connect_timeout values below 2 as 2 seconds. With several hosts it applies
         // to each in turn, so a dead host first in the list costs every new connection that long.
         let seconds = max(2, Int(connectTimeout.rounded(.up)))
@@ -40,6 +42,8 @@ struct ConnectionSettings: Sendable {
     }
 
     func connect() throws(StoreError) -> LibPQConnection {
-        try LibPQConnection.connect(parameters: parameters)
+        let connection = try LibPQConnection.connect(parameters: parameters + (hostOrder?.parameters ?? []))
+        hostOrder?.connected(host: connection.host, port: connection.port)
+        return connection
     }
 }

@@ -14,7 +14,7 @@ import Synchronization
 /// parsing, no hex escaping for bytea, exact floats and microsecond timestamps. A type without a
 /// decoder (e.g. interval, inet) must be cast in SQL (`::text`).
 public final class Database: Sendable {
-    private let settings: ConnectionSettings
+    let settings: ConnectionSettings
     private let checkoutTimeout: Double
     let state: Mutex<PoolState<PooledConnection, PoolWaiter>>
     /// Opens, failed opens, lost connections and reconnects, for `/metrics`.

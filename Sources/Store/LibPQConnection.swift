@@ -50,6 +50,10 @@ final class LibPQConnection {
 
     var backendPID: Int32 { PQbackendPID(handle) }
 
+    /// The host (name or address) and port of the server this connection reached.
+    var host: String { PQhost(handle).map { String(cString: $0) } ?? "" }
+    var port: String { PQport(handle).map { String(cString: $0) } ?? "" }
+
     /// The connection options in effect (`PQconninfo`), by keyword: what the defaults and the URL
     /// made of each.
     var options: [String: String] {
