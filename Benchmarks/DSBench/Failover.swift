@@ -13,7 +13,10 @@ import Synchronization
 ///     and nothing that is not stored;
 ///   - of the racing commits one got 200 and the other 409, and the epoch moved by one;
 ///   - a 2xx came again within `recoverWithin` seconds of the failure; no call took longer than
-///     `hangLimit` seconds; no answer was a 5xx but 503, and every 503 carried Retry-After.
+///     `hangLimit` seconds; no answer was a 5xx but 503, and every 503 carried Retry-After;
+///   - every node's `/xrpc/_health`, asked every 0.2 s, named `primary` when it answered 200 and
+///     `unavailable` with Retry-After when 503; with `expectOutage` it said 503 at least once after
+///     the failure, and its last answer was 200.
 /// It prints the time from the failure to the first 2xx (of a call sent after it) and exits 1 on
 /// any failed check.
 struct FailoverRun {
@@ -26,6 +29,9 @@ struct FailoverRun {
         var after: Double
         var recoverWithin: Double
         var hangLimit: Double
+        /// Whether the failure leaves the service without a primary for a while (not so when only
+        /// a standby fails).
+        var expectOutage: Bool
     }
 
     let nodes: [XRPCClient]
@@ -45,6 +51,8 @@ struct FailoverRun {
         print("failover \(settings.label): \(settings.senders) senders and \(subscribers.count) subscribers "
               + "on \(nodes.count) nodes ready in \(String(format: "%.1f", clock.seconds)) s")
 
+        let health = HealthWatch(nodes: nodes)
+        let watching = health.start()
         let start = ProcessClock.now()
         let running = load.start(senders: senders)
         usleep(UInt32(settings.before * 1e6))
@@ -76,8 +84,11 @@ struct FailoverRun {
         _ = first.wait(timeout: .now() + timeout * 3)
         _ = second.wait(timeout: .now() + timeout * 3)
         let end = ProcessClock.now()
+        health.stop()
+        _ = watching.wait(timeout: .now() + 10)
 
         var checks = FailoverChecks()
+        checks.health(health.snapshot, killed: killed, expectOutage: settings.expectOutage)
         if !stopped { checks.fail("the senders did not stop within \(settings.hangLimit * 3) s") }
         let log = load.snapshot
         checks.calls(log, killed: killed, firstOK: firstOK, settings: settings)

@@ -96,6 +96,22 @@ struct FailoverChecks {
         if phantom > 0 { fail("\(name): \(phantom) messages arrived that are not stored") }
     }
 
+    /// `_health` agreed with the database's state: 200 naming the primary, or 503 with Retry-After
+    /// naming none; an outage seen after the failure when one was expected; 200 at the end.
+    mutating func health(_ answers: [HealthWatch.Answer], killed: UInt64, expectOutage: Bool) {
+        for answer in answers where !(answer.status == 200 && answer.database == "primary")
+            && !(answer.status == 503 && answer.database == "unavailable" && answer.retryAfter) {
+            fail("_health of \(answer.node) answered \(answer.status) with database \(answer.database ?? "?")")
+            break
+        }
+        if expectOutage, !answers.contains(where: { $0.at >= killed && $0.status == 503 }) {
+            fail("_health never answered 503 after the failure")
+        }
+        for node in Set(answers.map(\.node)) where answers.last(where: { $0.node == node })?.status != 200 {
+            fail("_health of \(node) did not answer 200 at the end")
+        }
+    }
+
     /// One commit won (200), the other was refused (409), and the epoch moved by exactly one.
     mutating func race(_ results: [Int: (status: Int, unavailable: Int)], epoch: UInt64?, startEpoch: UInt64) {
         let statuses = results.values.map(\.status).sorted()
