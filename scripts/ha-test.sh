@@ -23,7 +23,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-# HA_TEST_BUILD=release runs release executables instead (swift build -c release for both products).
+# HA_TEST_BUILD=release runs release executables instead (swift build -c release for both products);
+# HA_TEST_ONLY="black-hole …" runs only the failures named (for working on one).
 build=${HA_TEST_BUILD:-debug}
 server=$root/.build/$build/catbird-mls-server
 bench=$root/.build/$build/ds-bench
@@ -109,6 +110,7 @@ figures=()
 scenario() {
   local name=$1 command=$2 output
   shift 2
+  case " ${HA_TEST_ONLY:-$name} " in *" $name "*) ;; *) return 1 ;; esac
   echo "ha-test: $name"
   if ! output=$("$bench" failover --servers "$node1,$node2" --audience did:web:localhost --plc-dir "$work/plc" \
                   --label "$name" --kill "$command" "$@" 2>&1); then
@@ -125,26 +127,29 @@ whole_again() { # what
   scripts/ha-cluster.sh status "$work/ha" | sed 's/^/  /'
 }
 
-scenario kill-primary "scripts/ha-cluster.sh kill-primary $work/ha"
-old_primary=$({ scripts/ha-cluster.sh status "$work/ha" || true; } | awk '$3 == "down" {print $1}' | head -n 1)
-whole_again "kill-primary (the old primary $old_primary rejoins)"
-scripts/ha-cluster.sh status "$work/ha" | awk -v n="$old_primary" '$1 == n && ($2 == "replica" || $2 == "sync") && $3 == "running" {found=1} END {exit !found}' \
-  || fail "the old primary $old_primary did not rejoin as a standby"
-figures+=("kill-primary: the old primary $old_primary rejoined as a standby")
+if scenario kill-primary "scripts/ha-cluster.sh kill-primary $work/ha"; then
+  old_primary=$({ scripts/ha-cluster.sh status "$work/ha" || true; } | awk '$3 == "down" {print $1}' | head -n 1)
+  whole_again "kill-primary (the old primary $old_primary rejoins)"
+  scripts/ha-cluster.sh status "$work/ha" \
+    | awk -v n="$old_primary" '$1 == n && ($2 == "replica" || $2 == "sync") && $3 == "running" {found=1} END {exit !found}' \
+    || fail "the old primary $old_primary did not rejoin as a standby"
+  figures+=("kill-primary: the old primary $old_primary rejoined as a standby")
+fi
 
-scenario kill-postgres "scripts/ha-cluster.sh kill-postgres $work/ha"
-whole_again kill-postgres
+if scenario kill-postgres "scripts/ha-cluster.sh kill-postgres $work/ha"; then whole_again kill-postgres; fi
 
-scenario kill-standby "scripts/ha-cluster.sh kill-standby $work/ha" --no-outage 1
-whole_again kill-standby
+if scenario kill-standby "scripts/ha-cluster.sh kill-standby $work/ha" --no-outage 1; then whole_again kill-standby; fi
 
 # A host that answers nothing is left within 15 s: no call waits longer than that.
-scenario black-hole "$root/scripts/ha-test.sh --black-hole $work/ha" --hang-limit 15
-"$root/scripts/ha-test.sh" --open-hole "$work/ha"
-whole_again black-hole
+if scenario black-hole "$root/scripts/ha-test.sh --black-hole $work/ha" --hang-limit 15; then
+  "$root/scripts/ha-test.sh" --open-hole "$work/ha"
+  whole_again black-hole
+fi
 
-# Each node: _health names the primary; /metrics counted reconnects of the pool and the listener.
+# Each node: _health names the primary; /metrics counted reconnects of the pool and the listener
+# (after a failure that took the primary away: all but kill-standby).
 for node in "$node1" "$node2"; do
+  [ "${HA_TEST_ONLY:-all}" != kill-standby ] || break
   health=$(curl -s -m 5 "$node/xrpc/_health")
   [ "$(echo "$health" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("database"))')" = primary ] \
     || fail "$node/xrpc/_health after the failures: $health"

@@ -123,6 +123,14 @@ struct FailoverRun {
         line += "race \(raceText); \(subscribers.count) subscribers, \(resumed) resumed" + String(format: " (%.0f s)", seconds(start, end))
         print(line)
         print("first2xx \(settings.label) " + (firstOK.map { String(format: "%.2f", seconds(killed, $0)) } ?? "-"))
+        // The slowest calls, when the limit was passed: when each was sent (relative to the
+        // failure), how long it took and how it ended.
+        if log.calls.contains(where: { seconds($0.sentAt, $0.answeredAt) > settings.hangLimit }) {
+            for call in log.calls.sorted(by: { $0.answeredAt - $0.sentAt > $1.answeredAt - $1.sentAt }).prefix(8) {
+                print(String(format: "  slow call: sent %+.2f s, took %.2f s, status %d", seconds(killed, call.sentAt),
+                             seconds(call.sentAt, call.answeredAt), call.status))
+            }
+        }
         for problem in checks.problems.prefix(30) { print("  FAILED: \(problem)") }
         if checks.problems.count > 30 { print("  … and \(checks.problems.count - 30) more") }
         return checks.problems.isEmpty

@@ -46,4 +46,9 @@ struct ConnectionSettings: Sendable {
         hostOrder?.connected(host: connection.host, port: connection.port)
         return connection
     }
+
+    /// `connection` broke: its server goes to the end of the hosts' order.
+    func lost(_ connection: LibPQConnection) {
+        hostOrder?.lost(host: connection.host, port: connection.port)
+    }
 }

@@ -55,7 +55,10 @@ public final class PGListener {
 
     private func connected() throws(StoreError) -> LibPQConnection {
         if let connection, connection.isOK { return connection }
-        if connection != nil { counters.recordLost() }
+        if let connection {
+            counters.recordLost()
+            settings.lost(connection)
+        }
         connection = nil
         let fresh: LibPQConnection
         do {
@@ -77,13 +80,17 @@ public final class PGListener {
             if !connection.isOK, self.connection != nil {
                 self.connection = nil
                 counters.recordLost()
+                settings.lost(connection)
             }
             throw error
         }
     }
 
     private func disconnect(_ reason: String) -> StoreError {
-        if connection != nil { counters.recordLost() }
+        if let connection {
+            counters.recordLost()
+            settings.lost(connection)
+        }
         connection = nil
         return .unavailable("listener connection lost: \(reason)")
     }

@@ -78,6 +78,23 @@ final class DatabaseTests: DatabaseTestCase {
         XCTAssertEqual([down.connections.opened, down.connections.failedOpens, down.connections.reconnects], [0, 1, 0])
     }
 
+    /// After one connection is lost, idle ones opened before it are not lent again: behind a server
+    /// that vanished without a reset, each would hold its next borrower for the dead-peer timeout.
+    func test_afterALoss_idleConnectionsOpenedBefore_areReplaced() throws {
+        let small = try fixture.makeDatabase(poolSize: 2)
+        defer { small.close() }
+        func twoAtOnce() throws -> [Int32] {
+            try small.withConnection { first in try small.withConnection { second in [first.backendProcessID, second.backendProcessID] } }
+        }
+        let before = try twoAtOnce()
+        // The pool lends its idle connections last in, first out: the outer one goes first.
+        try fixture.terminate([before[0]])
+        let after = try twoAtOnce()
+        XCTAssertTrue(Set(after).isDisjoint(with: before), "\(before), then \(after)")
+        XCTAssertEqual(small.connections.lost, 1, "the live one was replaced, not counted as lost")
+        XCTAssertEqual(try twoAtOnce().sorted(), after.sorted(), "connections opened after the loss are reused")
+    }
+
     func test_closedPort_failsFastWithUnavailable() throws {
         let down = try Database(url: "postgresql://postgres@127.0.0.1:1/catbird?sslmode=disable", poolSize: 2)
         guard case .unavailable = storeError({ try down.query("SELECT 1") }) else {

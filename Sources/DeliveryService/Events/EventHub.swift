@@ -193,7 +193,8 @@ final class EventHub: Sendable {
         var failures = 0
         while !stopped {
             do {
-                let listener = try PGListener(url: url, counters: listenerConnections)
+                let listener = try PGListener(url: url, connectTimeout: DatabaseSettings.connectTimeout,
+                                              counters: listenerConnections)
                 defer { listener.close() }
                 try listener.listen(channel)
                 try listener.listen(Self.relayChannel)

@@ -33,7 +33,8 @@ public final class DeliveryServiceApp: Sendable {
     public init(configuration: ServiceConfiguration) throws {
         self.configuration = configuration
         log = Log(minimum: configuration.logLevel)
-        database = try Database(url: configuration.database.url, poolSize: configuration.database.poolSize)
+        database = try Database(url: configuration.database.url, poolSize: configuration.database.poolSize,
+                                connectTimeout: DatabaseSettings.connectTimeout)
         let applied = try Migrator(directory: URL(fileURLWithPath: configuration.database.migrationsDirectory)).migrate(database)
         for name in applied { log.info("migration applied", ["name": name]) }
 
