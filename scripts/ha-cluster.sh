@@ -417,9 +417,10 @@ clean() { # prefix
       esac
     done
   else
+    # As a normal user a cluster's files are its DIR: DIR/n1/patroni.yml marks one.
     while IFS= read -r source; do
-      locate "$(dirname "$source")"; destroy
-    done < <(find "$prefix" -name ports -path '*/ports' 2>/dev/null | while read -r p; do [ -f "$(dirname "$p")/n1/patroni.yml" ] && echo "$p"; done)
+      locate "$(dirname "$(dirname "$source")")"; destroy
+    done < <(find "$prefix" -path '*/n1/patroni.yml' 2>/dev/null)
   fi
 }
 
