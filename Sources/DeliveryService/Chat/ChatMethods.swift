@@ -17,6 +17,8 @@ enum ChatMethods {
             SendChatMessage.method(env), GetEntries.method(env),
             GetConversations.method(env), GetPendingWelcomes.method(env), GetLeafRecoveryInbox.method(env),
             GetChatSubscriptionTicket.method(env),
+            PrepareBlobUpload.method(env), UploadChatBlob.method(env), GetChatBlob.method(env), DeleteBlob.method(env),
+            GetBlobUsage.method(env),
         ]
         let served = Set(methods.map(\.nsid)).union([subscribeEvents])
         for nsid in ChatSchema.contract.methods.keys.sorted() where !served.contains(nsid) {
