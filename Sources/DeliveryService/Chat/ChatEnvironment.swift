@@ -14,15 +14,18 @@ struct ChatEnvironment: Sendable {
     /// `wss://host/xrpc/blue.catbird.chat.subscribeEvents`, returned with every ticket.
     let subscriptionEndpoint: String
     let clock: @Sendable () -> Date
+    /// The blob store chat blobs share with v1's attachments (BLOB_DIR).
+    let blobs: BlobDirectory
     let projection = ChatProjection()
     /// Device keys seen, for sendMessage's path without a read before its batch.
     let deviceKeys = ChatDeviceKeys()
     /// Group commit of sendMessage (`appendChatMessages`), on the lanes and batch size of v1's.
     let messages: GroupCommitLanes<ChatBatchedMessage, Result<ChatBatchedOutcome, DeliveryStoreError>>
 
-    init(store: DeliveryStore, log: Log, limits: ServiceLimits, cipherSuites: Set<UInt16>, serviceEndpoint: String,
+    init(store: DeliveryStore, log: Log, limits: ServiceLimits, cipherSuites: Set<UInt16>, serviceEndpoint: String, blobs: BlobDirectory,
          batching: MessageBatchSettings = MessageBatchSettings(), clock: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
+        self.blobs = blobs
         messages = GroupCommitLanes(lanes: batching.lanes, maxBatch: batching.maxBatch) { store.appendChatMessages($0) }
         self.log = log
         self.limits = limits
@@ -34,6 +37,12 @@ struct ChatEnvironment: Sendable {
         subscriptionEndpoint = endpoint + "/xrpc/" + ChatMethods.subscribeEvents
         self.clock = clock
     }
+
+    /// The quota prepareBlobUpload enforces: BLOB_QUOTA_BYTES, the one v1's uploads share, but
+    /// never more than the contract's constant, which getBlobUsage reports (docs/chat.md "Blobs").
+    var blobQuota: Int64 { min(limits.blobQuotaBytes, ChatTransaction.contractBlobQuota) }
+
+    var blobReclaimer: BlobReclaimer { BlobReclaimer(store: store, blobs: blobs, log: log) }
 
     /// The contract's only suite (defs `cipherSuite`): MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519.
     static let contractSuite: UInt16 = 0x004D

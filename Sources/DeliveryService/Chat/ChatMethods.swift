@@ -19,6 +19,8 @@ enum ChatMethods {
             GetChatSubscriptionTicket.method(env),
             RequestLeave.method(env), CancelLeave.method(env), RequestReset.method(env), ActivateReset.method(env),
             CloseConversation.method(env),
+            PrepareBlobUpload.method(env), UploadChatBlob.method(env), GetChatBlob.method(env), DeleteBlob.method(env),
+            GetBlobUsage.method(env),
         ]
         let served = Set(methods.map(\.nsid)).union([subscribeEvents])
         for nsid in ChatSchema.contract.methods.keys.sorted() where !served.contains(nsid) {

@@ -53,6 +53,11 @@ public struct DatabaseSettings: Sendable, Equatable {
     /// Where `NNNN_name.sql` files are applied from.
     public var migrationsDirectory = "migrations"
 
+    /// Seconds a new connection waits for each host of the URL, libpq's least (the URL's own
+    /// `connect_timeout` wins): with several hosts (docs/operations.md, "High availability") a
+    /// host that does not answer costs each new connection this long before the next is tried.
+    public static let connectTimeout: Double = 2
+
     public init() {}
 }
 

@@ -13,7 +13,11 @@ extension ChatClient {
     public func send(_ conversation: ChatUUID, text: String) throws -> ChatValue {
         try sync(conversation)
         _ = try current(conversation)
-        let request = try seal(text, in: conversation, at: try coordinates(conversation))
+        return try post(try seal(text, in: conversation, at: try coordinates(conversation)), in: conversation)
+    }
+
+    /// Sends a sealed sendMessage request; returns the stored entry.
+    func post(_ request: SignedRequest, in conversation: ChatUUID) throws -> ChatValue {
         api.capture?.signed(request, publicKey: device.publicKey)
         let entry = try api.signed("sendMessage", request)["entry"] ?? .object([:])
         if let seq = entry["seq"]?.integer, var membership = conversations[conversation] {
@@ -26,12 +30,17 @@ extension ChatClient {
     /// The signed sendMessage request of `text` at `prior`, not sent: the message is encrypted (its
     /// ratchet generation spent) with the contract's frame and AAD.
     public func seal(_ text: String, in conversation: ChatUUID, at prior: ConversationCoordinates) throws -> SignedRequest {
+        try seal(message: .object(["text": .text(text)]), id: .random(), bindings: [], in: conversation, at: prior)
+    }
+
+    /// The signed sendMessage request of a `#messageFrameBody` with its `blobBindings`.
+    func seal(message: ChatValue, id messageID: ChatUUID, bindings: [ChatValue], in conversation: ChatUUID,
+              at prior: ConversationCoordinates) throws -> SignedRequest {
         var membership = try current(conversation)
-        let messageID = ChatUUID.random()
         let aad = MLSAuthenticatedData.applicationAAD(messageID: messageID, prior: prior)
         let frame = ChatValue.object([
             "protocol": .text("blue.catbird.chat.application"), "version": .integer(1), "messageId": .bytes(messageID.bytes),
-            "context": prior.aadPriorContext, "body": .tagged("messageFrameVariant", ["message": .object(["text": .text(text)])]),
+            "context": prior.aadPriorContext, "body": .tagged("messageFrameVariant", ["message": message]),
         ])
         let message = try membership.group.encrypt(DAGCBOR.encode(frame.dagCBOR(.signing)),
                                                    authenticatedData: MLSAuthenticatedData.bytes(domain: MLSAuthenticatedData.applicationDomain, aad: aad))
@@ -41,7 +50,7 @@ extension ChatClient {
             "messageId": .uuid(messageID), "prior": prior.value, "aad": aad,
             "applicationMessage": .object(["framing": .text("mlsMessage"), "contentType": .text("privateMessageApplication"),
                                            "bytes": .bytes(bytes), "sha256": .bytes(HashAlgorithm.sha256.hash(bytes))]),
-            "blobBindings": .array([]),
+            "blobBindings": .array(bindings),
         ]), kind: .applicationSend, key: device.key)
     }
 
@@ -128,8 +137,12 @@ extension ChatClient {
             guard let bytes = request.body["applicationMessage"]?["bytes"]?.bytes else { return nil }
             let (plaintext, _) = try membership.group.decrypt(try MLSMessage(decoding: bytes))
             let frame = try DAGCBOR.decode(plaintext)
-            guard case .text(let text)? = frame["body"]?["message"]?["text"] else { return nil }
-            return Message(seq: seq, senderDID: request.actorDID, senderDevice: request.actorDeviceID!, text: text)
+            let body = frame["body"]?["message"]
+            let text: String? = if case .text(let text)? = body?["text"] { text } else { nil }
+            let attachment = body?["embed"]?["encryptedImage"].flatMap { ChatAttachment(embed: $0, frame: frame) }
+            guard text != nil || attachment != nil else { return nil }
+            return Message(seq: seq, senderDID: request.actorDID, senderDevice: request.actorDeviceID!, text: text ?? "",
+                           attachment: attachment)
         default:
             return nil
         }

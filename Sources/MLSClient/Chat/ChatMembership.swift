@@ -54,6 +54,8 @@ extension ChatClient {
         public let senderDID: String
         public let senderDevice: ChatUUID
         public let text: String
+        /// An encrypted image the message carries (`open` fetches and decrypts it).
+        public internal(set) var attachment: ChatAttachment? = nil
     }
 
     /// The membership this device may act in: one it holds whose interval has not ended.

@@ -27,6 +27,17 @@ class ChatContractTestCase: ServiceTestCase {
         return (client, identity)
     }
 
+    /// alice's device in a group where bob's device holds a leaf too.
+    func pairWithIdentity() throws -> (alice: ChatClient, bob: ChatClient, bobIdentity: TestIdentity, conversation: ChatUUID) {
+        let (alice, _) = try enrolled()
+        let (bob, bobIdentity) = try enrolled()
+        let (conversation, _) = try alice.create(inviting: [bobIdentity.did.rawValue])
+        try bob.accept(conversation)
+        try alice.fulfil(try recovery(for: bob, in: conversation, seenBy: alice))
+        try join(bob)
+        return (alice, bob, bobIdentity, conversation)
+    }
+
     /// The open recovery request of `requester` in `conversation`, as `fulfiller` finds it in its inbox.
     func recovery(for requester: ChatClient, in conversation: ChatUUID, seenBy fulfiller: ChatClient,
                   file: StaticString = #filePath, line: UInt = #line) throws -> ChatValue {

@@ -28,7 +28,9 @@ final class ServiceHarness {
 
     /// - Parameter server: the PostgreSQL server to create the database on; DATABASE_URL's by default.
     /// - Parameter limits: replaces the service's `ServiceLimits` (which no variable sets), e.g. a small member cap.
-    init(environment extra: [String: String] = [:], server: String? = nil, limits: ServiceLimits? = nil) throws {
+    /// - Parameter clock: the chat contract's clock (`TestClock` to let lifetimes pass without waiting).
+    init(environment extra: [String: String] = [:], server: String? = nil, limits: ServiceLimits? = nil,
+         clock: @escaping @Sendable () -> Date = Date.init) throws {
         namespace = try TestDatabase(.database, prefix: "catbird_test", poolSize: 1, server: server)
         plc = try LoopbackHTTPServer()
         blobDirectory = extra["BLOB_DIR"] ?? NSTemporaryDirectory() + "catbird-blobs-" + namespace.name
@@ -45,7 +47,7 @@ final class ServiceHarness {
         if let limits { configuration.limits = limits }
         self.configuration = configuration
         do {
-            app = try DeliveryServiceApp(configuration: configuration)
+            app = try DeliveryServiceApp(configuration: configuration, clock: clock)
         } catch {
             // A configuration the service refuses leaves nothing behind.
             plc.stop()

@@ -7,8 +7,11 @@ class ServiceTestCase: XCTestCase {
 
     override class func setUp() {
         super.setUp()
-        harnesses[ObjectIdentifier(self)] = Result { try ServiceHarness() }
+        harnesses[ObjectIdentifier(self)] = Result { try makeHarness() }
     }
+
+    /// The service a test class shares; a class that needs other settings overrides this.
+    class func makeHarness() throws -> ServiceHarness { try ServiceHarness() }
 
     override class func tearDown() {
         if case .success(let harness) = harnesses.removeValue(forKey: ObjectIdentifier(self)) { harness.shutdown() }

@@ -24,8 +24,9 @@ enum SendChatMessage {
             guard let prior = ConversationCoordinates(body["prior"]), let messageID = body["messageId"]?.uuid else {
                 throw ChatRefusal(.invalidRequest, "incomplete message")
             }
-            guard body["blobBindings"]?.array?.isEmpty != false else { throw ChatRefusal(.cutoverRequired, "attachments are not served yet") }
-            guard let key = env.deviceKeys.key(did: call.caller, device: call.deviceID), let signedAt = call.request.signedAt?.date else {
+            // A message that binds a blob takes the path of its own transaction, which binds it.
+            guard body["blobBindings"]?.array?.isEmpty != false,
+                  let key = env.deviceKeys.key(did: call.caller, device: call.deviceID), let signedAt = call.request.signedAt?.date else {
                 return try context.blocking { try alone(call, context: context, env: env) }
             }
             guard key.keyID == call.request.keyID else { throw ChatRefusal(.deviceBindingMismatch, "keyId is not the device's key") }
@@ -63,8 +64,9 @@ enum SendChatMessage {
         return method
     }
 
-    /// The message in a transaction of its own (blocks): a device not seen yet, or a batch that
-    /// could not judge the message.
+    /// The message in a transaction of its own (blocks): a device not seen yet, a batch that
+    /// could not judge the message, or a message binding an uploaded attachment to its entry
+    /// (`bindAttachment`: `BlobNotFound`, `BlobBindingConflict`).
     static func alone(_ call: SignedCall, context: AuthenticatedContext, env: ChatEnvironment) throws -> XRPCOutput {
         let (device, verified) = try call.verify()
         let body = call.request.body
@@ -72,10 +74,14 @@ enum SendChatMessage {
             throw ChatRefusal(.invalidRequest, "incomplete message")
         }
         try checkMessage(body, messageID: messageID, prior: prior, env: env)
+        let binding = ChatBlobBinding(body["blobBindings"]?.array?.first)
         return try call.execute(verified, device: device, retiring: [.staleCoordinates]) { tx in
             let conversation = try tx.lockConversation(at: prior)
             guard try tx.leaf(conversation.id, did: call.caller, device: device.deviceID) != nil else {
                 throw ChatRefusal(.deviceNotLeaf, "the signing device holds no leaf in this conversation")
+            }
+            if let binding {
+                try tx.bindAttachment(binding, conversation: conversation.id, seq: tx.nextSeq(conversation), did: call.caller, now: env.clock())
             }
             var entry = ChatEntry(conversationID: conversation.id, seq: 0, entryID: .random(), kind: "applicationEntry",
                                   signedRequest: ChatJSON.render(call.request.wrapper), serverFields: nil,
