@@ -14,7 +14,7 @@ enum ChatMethods {
             CreateConversation.method(env), AcceptConversation.method(env),
             RequestLeafRecovery.method(env), CancelLeafRecovery.method(env), SubmitTransition.method(env),
             GetConversationState.method(env), AcknowledgeWelcome.method(env), RejectWelcome.method(env),
-            SendChatMessage.method(env), GetEntries.method(env),
+            SendChatMessage.method(env), PublishTyping.method(env), GetEntries.method(env),
             GetConversations.method(env), GetPendingWelcomes.method(env), GetLeafRecoveryInbox.method(env),
             GetChatSubscriptionTicket.method(env),
         ]

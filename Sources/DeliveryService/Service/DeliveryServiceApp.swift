@@ -63,7 +63,9 @@ public final class DeliveryServiceApp: Sendable {
                                       serviceEndpoint: configuration.serviceEndpoint, log: log)
         self.events = events
         let chat = ChatEnvironment(store: store, log: log, limits: configuration.limits, cipherSuites: configuration.chatCipherSuites,
-                                   serviceEndpoint: configuration.serviceEndpoint, batching: configuration.messageBatching)
+                                   serviceEndpoint: configuration.serviceEndpoint,
+                                   relationships: RelationshipResolver(didResolver: resolver, settings: configuration.chatRelationships, log: log),
+                                   typing: configuration.chatTyping, batching: configuration.messageBatching)
         let chatHub = ChatEventHub(store: store, workers: events.workers, log: log)
         self.chatHub = chatHub
         let methods = DeliveryServiceMethods.all(environment)

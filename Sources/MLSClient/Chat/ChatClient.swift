@@ -164,6 +164,37 @@ public final class ChatClient {
     /// `direct` the one other participant).
     @discardableResult
     public func create(inviting invitees: [String], direct: Bool = false, title: String = "") throws -> (id: ChatUUID, result: ChatValue) {
+        let creation = try prepareCreation(inviting: invitees, direct: direct, title: title)
+        let id = creation.id, group = creation.group, transition = creation.transition
+        let plaintext = creation.plaintext, authorProof = creation.authorProof
+        api.capture?.signed(creation.request, publicKey: device.publicKey)
+        let result = try api.signed("createConversation", creation.request)["result"] ?? .object([:])
+        if result.type == ChatSchema.typePrefix + "conversationCreatedResult" {
+            conversations[id] = ChatMembership(group: group, kind: direct ? "direct" : "group", lastSeq: 1, joinedAt: 1,
+                                               metadata: plaintext, metadataVersion: 1, metadataOrigin: transition,
+                                               authorProof: authorProof, title: title)
+            return (id, result)
+        }
+        return (result["conversationId"]?.uuid ?? id, result)
+    }
+
+    /// A signed createConversation request inviting `invitees`, to send as it is (a test's flood):
+    /// the device keeps nothing of the group it makes.
+    public func creationRequest(inviting invitees: [String], direct: Bool = false, title: String = "") throws -> SignedRequest {
+        try prepareCreation(inviting: invitees, direct: direct, title: title).request
+    }
+
+    private struct Creation {
+        let id: ChatUUID
+        let transition: ChatUUID
+        let group: Group
+        let plaintext: [UInt8]
+        let authorProof: ChatValue
+        let request: SignedRequest
+    }
+
+    /// The epoch-0 group with this device's leaf, its metadata, and the signed creation body.
+    private func prepareCreation(inviting invitees: [String], direct: Bool, title: String) throws -> Creation {
         let id = ChatUUID.random(), transition = ChatUUID.random()
         let now = UInt64(Date().timeIntervalSince1970)
         let group = try Group.create(suite: suite, credential: device.credential, signingKey: device.signingKey,
@@ -190,7 +221,7 @@ public final class ChatClient {
         let plaintext = ChatMetadata.plaintext(title: title, version: 1, origin: transition, device: device)
         let snapshot = try ChatMetadata.seal(plaintext, version: 1, origin: transition, authorProof: authorProof, coordinates: next, group: group)
         let groupInfoBytes = MLSMessage(body: .groupInfo(groupInfo)).encoded()
-        let result = try signed("createConversation", .creation, [
+        let request = SignedRequest.sign(body(.creation, [
             "conversationId": .uuid(id), "conversationKind": .text(direct ? "direct" : "group"), "transitionId": .uuid(transition),
             "absence": .bool(true), "next": next.value,
             "manifest": .object(["participants": .array(participants.map(\.1)),
@@ -199,14 +230,8 @@ public final class ChatClient {
             "genesisGroupInfo": .object(["framing": .text("mlsMessage"), "contentType": .text("groupInfo"), "bytes": .bytes(groupInfoBytes),
                                          "sha256": .bytes(HashAlgorithm.sha256.hash(groupInfoBytes))]),
             "metadataSnapshot": snapshot,
-        ])["result"] ?? .object([:])
-        if result.type == ChatSchema.typePrefix + "conversationCreatedResult" {
-            conversations[id] = ChatMembership(group: group, kind: direct ? "direct" : "group", lastSeq: 1, joinedAt: 1,
-                                               metadata: plaintext, metadataVersion: 1, metadataOrigin: transition,
-                                               authorProof: authorProof, title: title)
-            return (id, result)
-        }
-        return (result["conversationId"]?.uuid ?? id, result)
+        ]), kind: .creation, key: device.key)
+        return Creation(id: id, transition: transition, group: group, plaintext: plaintext, authorProof: authorProof, request: request)
     }
 
     /// Accepts an invitation: the service reserves one of this device's KeyPackages for an add-kind
@@ -382,6 +407,19 @@ public final class ChatClient {
                                            "bytes": .bytes(bytes), "sha256": .bytes(HashAlgorithm.sha256.hash(bytes))]),
             "blobBindings": .array([]),
         ]), kind: .applicationSend, key: device.key)
+    }
+
+    // MARK: Typing
+
+    /// Publishes a typing indicator at `coordinates` (the conversation's current ones, read first
+    /// unless given); returns the service's `#typingEvent` (which lasts 8 s).
+    @discardableResult
+    public func publishTyping(_ conversation: ChatUUID, at coordinates: ConversationCoordinates? = nil,
+                              isTyping: Bool = true) throws -> ChatValue {
+        try signed("publishTyping", .typing, [
+            "typingId": .uuid(.random()), "coordinates": try (coordinates ?? self.coordinates(conversation)).value,
+            "isTyping": .bool(isTyping),
+        ])["typing"] ?? .object([:])
     }
 
     /// The messages of other devices received since the last call, reading the log first.

@@ -5,9 +5,12 @@ import XCTest
 class ServiceTestCase: XCTestCase {
     nonisolated(unsafe) private static var harnesses: [ObjectIdentifier: Result<ServiceHarness, Error>] = [:]
 
+    /// Variables the class's service runs with, beside the harness's own.
+    class var environment: [String: String] { [:] }
+
     override class func setUp() {
         super.setUp()
-        harnesses[ObjectIdentifier(self)] = Result { try ServiceHarness() }
+        harnesses[ObjectIdentifier(self)] = Result { try ServiceHarness(environment: environment) }
     }
 
     override class func tearDown() {

@@ -27,7 +27,9 @@ enum SubmitTransition {
             }
             let fulfilment = call.request.kind == .leafRecoveryFulfillment
             let expected = try expectedManifest(manifest, fulfils: fulfilment ? body["recoveryRequestId"]?.uuid : nil)
-            return try call.execute(verified, device: device) { tx in
+            let consent = try ChatConsent.joining(expected.add?["userDid"]?.text, prior.conversationID,
+                                                  addedBy: (call.caller, device.deviceID), env: env)
+            return try env.admit(consent, context) { try call.execute(verified, device: device) { tx in
                 let conversation = try tx.lockConversation(at: prior)
                 guard let actorLeaf = try tx.leaf(conversation.id, did: call.caller, device: device.deviceID) else {
                     throw ChatRefusal(.deviceNotLeaf, "the signing device holds no leaf in this conversation")
@@ -65,7 +67,7 @@ enum SubmitTransition {
                 }
                 return ChatJSON.object(["coordinates": .value(next.value), "entry": .raw(ChatViews.entry(entry)),
                                         "welcomes": .value(.array(welcomes))])
-            }
+            } }
         }
     }
 
