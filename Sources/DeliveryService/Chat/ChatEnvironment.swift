@@ -25,11 +25,14 @@ struct ChatEnvironment: Sendable {
     let rosters = ChatRosters()
     /// Typing indicators: their rate, their fan-out to every node, their idempotency.
     let typing: ChatTyping
+    /// Push registrations one account may hold (PUSH_MAX_DEVICES_PER_USER), updatePushToken's too.
+    let maxPushDevices: Int
 
     init(store: DeliveryStore, log: Log, limits: ServiceLimits, cipherSuites: Set<UInt16>, serviceEndpoint: String,
-         relationships: RelationshipResolver, typing: ChatTypingSettings = ChatTypingSettings(),
+         relationships: RelationshipResolver, typing: ChatTypingSettings = ChatTypingSettings(), maxPushDevices: Int = 20,
          batching: MessageBatchSettings = MessageBatchSettings(), clock: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
+        self.maxPushDevices = maxPushDevices
         self.relationships = relationships
         self.typing = ChatTyping(settings: typing, store: store, log: log, clock: clock)
         messages = GroupCommitLanes(lanes: batching.lanes, maxBatch: batching.maxBatch) { store.appendChatMessages($0) }

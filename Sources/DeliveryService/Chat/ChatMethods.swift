@@ -16,7 +16,7 @@ enum ChatMethods {
             GetConversationState.method(env), AcknowledgeWelcome.method(env), RejectWelcome.method(env),
             SendChatMessage.method(env), PublishTyping.method(env), GetEntries.method(env),
             GetConversations.method(env), GetPendingWelcomes.method(env), GetLeafRecoveryInbox.method(env),
-            GetChatSubscriptionTicket.method(env),
+            GetChatSubscriptionTicket.method(env), UpdatePushToken.method(env),
         ]
         let served = Set(methods.map(\.nsid)).union([subscribeEvents])
         for nsid in ChatSchema.contract.methods.keys.sorted() where !served.contains(nsid) {

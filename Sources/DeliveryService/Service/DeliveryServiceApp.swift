@@ -65,7 +65,8 @@ public final class DeliveryServiceApp: Sendable {
         let chat = ChatEnvironment(store: store, log: log, limits: configuration.limits, cipherSuites: configuration.chatCipherSuites,
                                    serviceEndpoint: configuration.serviceEndpoint,
                                    relationships: RelationshipResolver(didResolver: resolver, settings: configuration.chatRelationships, log: log),
-                                   typing: configuration.chatTyping, batching: configuration.messageBatching)
+                                   typing: configuration.chatTyping, maxPushDevices: configuration.push.maxDevicesPerUser,
+                                   batching: configuration.messageBatching)
         let chatHub = ChatEventHub(store: store, workers: events.workers, log: log)
         self.chatHub = chatHub
         let methods = DeliveryServiceMethods.all(environment)
@@ -76,11 +77,13 @@ public final class DeliveryServiceApp: Sendable {
                UnregisterDeviceToken.method(environment)]
         let metrics = ServiceMetrics(nsids: methods.map(\.nsid))
         let node = UUID().uuidString
-        push = try PushServices.dispatcher(settings: configuration.push, store: store, metrics: metrics.push, log: log, node: node)
+        push = try PushServices.dispatcher(settings: configuration.push, store: store, contentSources: [ChatPushContent(store: store)],
+                                           metrics: metrics.push, log: log, node: node)
         if let push {
             events.hub.onNews { push.nudge() }
             let presence = PushPresence(store: store, node: node, log: log)
             events.hub.mirrorPresence(to: presence)
+            chatHub.mirror(to: presence) { push.nudge() }
             pushPresence = presence
         } else {
             pushPresence = nil

@@ -23,6 +23,9 @@ final class ChatEventHub: Sendable {
     let store: DeliveryStore
     let workers: EventWorkers
     let log: Log
+    /// Told of every subscription that opens and ends (`push_presence`: a device with a stream is
+    /// not pushed), and of news (the push outbox may have rows due).
+    private let push = Mutex<(presence: PushPresence?, news: (@Sendable () -> Void)?)>((nil, nil))
     /// Subscriptions one device may hold at once on this node.
     let maxPerDevice: Int
     private let state = Mutex(State())
@@ -36,6 +39,12 @@ final class ChatEventHub: Sendable {
     }
 
     static func key(_ did: String, _ device: ChatUUID) -> String { "\(did) \(device)" }
+
+    /// Pushes (docs/push.md): the devices with a stream here are mirrored into `presence` (covering
+    /// every conversation), and `news` runs whenever new events were read.
+    func mirror(to presence: PushPresence, news: @escaping @Sendable () -> Void) {
+        push.withLock { $0 = (presence, news) }
+    }
 
     func start(databaseURL: String) {
         let head = (try? store.chat { try $0.eventHead() }) ?? 0
@@ -53,13 +62,18 @@ final class ChatEventHub: Sendable {
 
     /// Adds a subscription; false when its device holds too many here already.
     func register(_ subscription: ChatSubscription) -> Bool {
-        state.withLock { state in
+        let registered = state.withLock { state in
             let key = Self.key(subscription.did, subscription.device)
             guard state.subscriptions[key, default: []].count < maxPerDevice else { return false }
             state.subscriptions[key, default: []].append(subscription)
             state.typingTags[subscription.typingTag] = key
             return true
         }
+        if registered {
+            push.withLock { $0.presence }?.covers(subscription, did: subscription.did, deviceID: subscription.device.description,
+                                                   convoIDs: ["*"])
+        }
+        return registered
     }
 
     func unregister(_ subscription: ChatSubscription) {
@@ -71,6 +85,7 @@ final class ChatEventHub: Sendable {
                 state.typingTags[subscription.typingTag] = nil
             }
         }
+        push.withLock { $0.presence }?.ends(subscription)
     }
 
     var subscriptionCount: Int { state.withLock { $0.subscriptions.values.reduce(0) { $0 + $1.count } } }
@@ -130,6 +145,7 @@ final class ChatEventHub: Sendable {
         for (key, subscription) in subscriptions {
             subscription.offer(byDevice[key] ?? [], from: from, to: to)
         }
+        push.withLock { $0.news }?()
     }
 
     /// A typing event: to this node's subscriptions of its recipients, while it lasts.

@@ -93,6 +93,7 @@ enum SendChatMessage {
                                   requestDigest: call.request.requestDigest, receivedAt: tx.now.truncatedToMilliseconds)
             entry.seq = try tx.append(entry)
             ChatEvents.entry(entry, sender: call.request, in: tx)
+            try tx.pushMessage(entry, sender: call.caller, epoch: prior.epoch, messageID: messageID)
             return ChatJSON.object(["entry": .raw(ChatViews.entry(entry, tagged: false))])
         }
     }
