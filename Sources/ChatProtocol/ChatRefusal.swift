@@ -22,6 +22,7 @@ public struct ChatErrorCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let adminRequired = Self(rawValue: "AdminRequired")
     public static let authenticationGenerationConflict = Self(rawValue: "AuthenticationGenerationConflict")
     public static let blobNotFound = Self(rawValue: "BlobNotFound")
+    public static let blockedRelationship = Self(rawValue: "BlockedRelationship")
     public static let cancellationConflict = Self(rawValue: "CancellationConflict")
     public static let committerSelfRemovalForbidden = Self(rawValue: "CommitterSelfRemovalForbidden")
     public static let conversationAlreadyExists = Self(rawValue: "ConversationAlreadyExists")
@@ -72,11 +73,13 @@ public struct ChatErrorCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let leaveRequestExpired = Self(rawValue: "LeaveRequestExpired")
     public static let leaveRequestNotFound = Self(rawValue: "LeaveRequestNotFound")
     public static let leaveRequestStale = Self(rawValue: "LeaveRequestStale")
+    public static let messagesDisabled = Self(rawValue: "MessagesDisabled")
     public static let metadataNonceReuse = Self(rawValue: "MetadataNonceReuse")
     public static let metadataVersionOverflow = Self(rawValue: "MetadataVersionOverflow")
     public static let missingMetadataSnapshot = Self(rawValue: "MissingMetadataSnapshot")
     public static let notAuthorized = Self(rawValue: "NotAuthorized")
     public static let notEntitled = Self(rawValue: "NotEntitled")
+    public static let notFollowedByRecipient = Self(rawValue: "NotFollowedByRecipient")
     public static let notMember = Self(rawValue: "NotMember")
     public static let notParticipant = Self(rawValue: "NotParticipant")
     public static let participantLeafLimitReached = Self(rawValue: "ParticipantLeafLimitReached")
@@ -100,10 +103,14 @@ public struct ChatErrorCode: RawRepresentable, Hashable, Sendable, CustomStringC
 public struct ChatRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: ChatErrorCode
     public let message: String
+    /// Seconds after which the same request may succeed (`Retry-After`), for the codes that say
+    /// "not now": `RateLimited`, `RelationshipPolicyUnavailable`.
+    public let retryAfter: Int?
 
-    public init(_ code: ChatErrorCode, _ message: String) {
+    public init(_ code: ChatErrorCode, _ message: String, retryAfter: Int? = nil) {
         self.code = code
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

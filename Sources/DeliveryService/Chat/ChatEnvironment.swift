@@ -5,7 +5,7 @@ import MLS
 
 /// What the chat contract's handlers share: the one store, log and limits of the service, the
 /// cipher suites chat conversations may use (the contract's X-Wing, more with CHAT_CIPHER_SUITES
-/// for tests), the clock, and where clients subscribe.
+/// for tests), the clock, where clients subscribe, and the records relationship checks rest on.
 struct ChatEnvironment: Sendable {
     let store: DeliveryStore
     let log: Log
@@ -21,11 +21,23 @@ struct ChatEnvironment: Sendable {
     let deviceKeys = ChatDeviceKeys()
     /// Group commit of sendMessage (`appendChatMessages`), on the lanes and batch size of v1's.
     let messages: GroupCommitLanes<ChatBatchedMessage, Result<ChatBatchedOutcome, DeliveryStoreError>>
+    /// Blocks, follows and chat policies read from users' PDSes (docs/chat.md, "Consent and relationships").
+    let relationships: RelationshipResolver
+    /// Participants by coordinates, for sendMessage's block check without a read.
+    let rosters = ChatRosters()
+    /// Typing indicators: their rate, their fan-out to every node, their idempotency.
+    let typing: ChatTyping
+    /// Push registrations one account may hold (PUSH_MAX_DEVICES_PER_USER), updatePushToken's too.
+    let maxPushDevices: Int
 
     init(store: DeliveryStore, log: Log, limits: ServiceLimits, cipherSuites: Set<UInt16>, serviceEndpoint: String, blobs: BlobDirectory,
+         relationships: RelationshipResolver, typing: ChatTypingSettings = ChatTypingSettings(), maxPushDevices: Int = 20,
          batching: MessageBatchSettings = MessageBatchSettings(), clock: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.blobs = blobs
+        self.maxPushDevices = maxPushDevices
+        self.relationships = relationships
+        self.typing = ChatTyping(settings: typing, store: store, log: log, clock: clock)
         messages = GroupCommitLanes(lanes: batching.lanes, maxBatch: batching.maxBatch) { store.appendChatMessages($0) }
         self.log = log
         self.limits = limits

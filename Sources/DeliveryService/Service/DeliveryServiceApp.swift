@@ -67,6 +67,8 @@ public final class DeliveryServiceApp: Sendable {
         self.events = events
         let chat = ChatEnvironment(store: store, log: log, limits: configuration.limits, cipherSuites: configuration.chatCipherSuites,
                                    serviceEndpoint: configuration.serviceEndpoint, blobs: blobs,
+                                   relationships: RelationshipResolver(didResolver: resolver, settings: configuration.chatRelationships, log: log),
+                                   typing: configuration.chatTyping, maxPushDevices: configuration.push.maxDevicesPerUser,
                                    batching: configuration.messageBatching, clock: clock)
         let chatHub = ChatEventHub(store: store, workers: events.workers, log: log)
         self.chatHub = chatHub
@@ -78,11 +80,13 @@ public final class DeliveryServiceApp: Sendable {
                UnregisterDeviceToken.method(environment)]
         let metrics = ServiceMetrics(nsids: methods.map(\.nsid))
         let node = UUID().uuidString
-        push = try PushServices.dispatcher(settings: configuration.push, store: store, metrics: metrics.push, log: log, node: node)
+        push = try PushServices.dispatcher(settings: configuration.push, store: store, contentSources: [ChatPushContent(store: store)],
+                                           metrics: metrics.push, log: log, node: node)
         if let push {
             events.hub.onNews { push.nudge() }
             let presence = PushPresence(store: store, node: node, log: log)
             events.hub.mirrorPresence(to: presence)
+            chatHub.mirror(to: presence) { push.nudge() }
             pushPresence = presence
         } else {
             pushPresence = nil

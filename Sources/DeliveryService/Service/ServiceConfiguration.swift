@@ -34,6 +34,10 @@ public struct ServiceConfiguration: Sendable {
     /// CHAT_CIPHER_SUITES: the MLS cipher suites chat conversations may use; the contract's
     /// X-Wing suite (0x004D) unless set.
     public var chatCipherSuites: Set<UInt16> = [0x004D]
+    /// CHAT_RELATIONSHIP_*: how relationship records are read (docs/chat.md).
+    public var chatRelationships = ChatRelationshipSettings()
+    /// CHAT_TYPING_*: how often typing events go out (docs/chat.md).
+    public var chatTyping = ChatTypingSettings()
     /// APNS_*, VAPID_*, FCM_*, PUSH_*: push to devices without a socket (docs/push.md).
     public var push = PushSettings()
     /// MQTT_*: the listener's limits (docs/SECURITY.md, "The MQTT listener").

@@ -52,6 +52,13 @@ public struct AuthenticatedContext: Sendable {
         resumption.runBlocking(job)
     }
 
+    /// Queues `job`, which may block, on the worker pool from any thread (at once where the request
+    /// cannot be set aside): the rest of a pending output whose wait ended on another thread.
+    public func submit(_ job: @escaping @Sendable () -> Void) {
+        guard let resumption else { return job() }
+        resumption.submit(job)
+    }
+
     /// The output of `body`, which may block: computed now on a worker, or on the worker pool
     /// (a pending output) from an I/O thread.
     public func blocking(_ body: @escaping @Sendable () throws -> XRPCOutput) throws -> XRPCOutput {

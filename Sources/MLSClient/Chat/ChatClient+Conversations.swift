@@ -30,6 +30,35 @@ extension ChatClient {
     /// `direct` the one other participant).
     @discardableResult
     public func create(inviting invitees: [String], direct: Bool = false, title: String = "") throws -> (id: ChatUUID, result: ChatValue) {
+        let creation = try prepareCreation(inviting: invitees, direct: direct, title: title)
+        api.capture?.signed(creation.request, publicKey: device.publicKey)
+        let result = try api.signed("createConversation", creation.request)["result"] ?? .object([:])
+        if result.type == ChatSchema.typePrefix + "conversationCreatedResult" {
+            conversations[creation.id] = ChatMembership(group: creation.group, kind: direct ? "direct" : "group", lastSeq: 1, joinedAt: 1,
+                                                        metadata: creation.plaintext, metadataVersion: 1, metadataOrigin: creation.transition,
+                                                        authorProof: creation.authorProof, title: title)
+            return (creation.id, result)
+        }
+        return (result["conversationId"]?.uuid ?? creation.id, result)
+    }
+
+    /// A signed createConversation request inviting `invitees`, to send as it is (a test's flood):
+    /// the device keeps nothing of the group it makes.
+    public func creationRequest(inviting invitees: [String], direct: Bool = false, title: String = "") throws -> SignedRequest {
+        try prepareCreation(inviting: invitees, direct: direct, title: title).request
+    }
+
+    private struct Creation {
+        let id: ChatUUID
+        let transition: ChatUUID
+        let group: Group
+        let plaintext: [UInt8]
+        let authorProof: ChatValue
+        let request: SignedRequest
+    }
+
+    /// The epoch-0 group with this device's leaf, its metadata, and the signed creation body.
+    private func prepareCreation(inviting invitees: [String], direct: Bool, title: String) throws -> Creation {
         let id = ChatUUID.random(), transition = ChatUUID.random()
         let genesis = try Genesis(self, conversation: id, generation: 0)
         let provenance = ChatValue.object(["invitationTransitionId": .uuid(transition), "invitedByDid": .text(device.did.rawValue),
@@ -43,19 +72,13 @@ extension ChatClient {
         let plaintext = ChatMetadata.plaintext(title: title, version: 1, origin: transition, device: device)
         let snapshot = try ChatMetadata.seal(plaintext, version: 1, origin: transition, authorProof: authorProof,
                                              coordinates: genesis.coordinates, group: genesis.group)
-        let result = try signed("createConversation", .creation, [
+        let request = SignedRequest.sign(body(.creation, [
             "conversationId": .uuid(id), "conversationKind": .text(direct ? "direct" : "group"), "transitionId": .uuid(transition),
             "absence": .bool(true), "next": genesis.coordinates.value,
             "manifest": genesis.manifest(participants, device: device), "genesisGroupInfo": genesis.groupInfo,
             "metadataSnapshot": snapshot,
-        ])["result"] ?? .object([:])
-        if result.type == ChatSchema.typePrefix + "conversationCreatedResult" {
-            conversations[id] = ChatMembership(group: genesis.group, kind: direct ? "direct" : "group", lastSeq: 1, joinedAt: 1,
-                                               metadata: plaintext, metadataVersion: 1, metadataOrigin: transition,
-                                               authorProof: authorProof, title: title)
-            return (id, result)
-        }
-        return (result["conversationId"]?.uuid ?? id, result)
+        ]), kind: .creation, key: device.key)
+        return Creation(id: id, transition: transition, group: genesis.group, plaintext: plaintext, authorProof: authorProof, request: request)
     }
 
     /// A new one-leaf group of this device and what a creation or a reset activation says of it:

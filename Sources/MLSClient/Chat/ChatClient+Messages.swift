@@ -54,6 +54,19 @@ extension ChatClient {
         ]), kind: .applicationSend, key: device.key)
     }
 
+    // MARK: Typing
+
+    /// Publishes a typing indicator at `coordinates` (the conversation's current ones, read first
+    /// unless given); returns the service's `#typingEvent` (which lasts 8 s).
+    @discardableResult
+    public func publishTyping(_ conversation: ChatUUID, at coordinates: ConversationCoordinates? = nil,
+                              isTyping: Bool = true) throws -> ChatValue {
+        try signed("publishTyping", .typing, [
+            "typingId": .uuid(.random()), "coordinates": try (coordinates ?? self.coordinates(conversation)).value,
+            "isTyping": .bool(isTyping),
+        ])["typing"] ?? .object([:])
+    }
+
     /// The messages of other devices received since the last call, reading the log first. What was
     /// read before this device's interval ended is still handed out once (see `ChatMembership.ended`).
     public func read(_ conversation: ChatUUID) throws -> [Message] {

@@ -1,3 +1,4 @@
+import Basics
 import ChatProtocol
 import DeliveryStore
 import Dispatch
@@ -15,6 +16,8 @@ import Primitives
 /// The common case (a device whose key the service has seen) is group-committed with concurrent
 /// messages (`appendChatMessages`), its token recorded in the batch's transaction, as v1's
 /// sendMessage is; the checks are the same as the path of its own transaction, which takes the rest.
+/// A block between the sender and another active participant refuses the message (`BlockedRelationship`),
+/// as far as the records in the cache show: the send path never waits for a PDS (docs/chat.md).
 enum SendChatMessage {
     static func method(_ env: ChatEnvironment) -> XRPCMethod {
         // A 1 MiB message as base64 JSON, and the rest of the body.
@@ -32,6 +35,11 @@ enum SendChatMessage {
             guard key.keyID == call.request.keyID else { throw ChatRefusal(.deviceBindingMismatch, "keyId is not the device's key") }
             _ = try call.verify(publicKey: key.publicKey)
             try checkMessage(body, messageID: messageID, prior: prior, env: env)
+            // The roster at these coordinates, known here once a message took the way of its own transaction.
+            guard let roster = env.rosters.roster(at: prior) else {
+                return try context.blocking { try alone(call, context: context, env: env) }
+            }
+            try checkBlocks(context.caller, roster, env: env)
             let replay = context.deferredReplay
             let message = ChatBatchedMessage(
                 prior: prior, actorDID: call.caller, deviceID: call.deviceID, keyID: call.request.keyID,
@@ -80,6 +88,9 @@ enum SendChatMessage {
             guard try tx.leaf(conversation.id, did: call.caller, device: device.deviceID) != nil else {
                 throw ChatRefusal(.deviceNotLeaf, "the signing device holds no leaf in this conversation")
             }
+            let participants = try tx.participants(conversation.id).filter { $0.status == "active" }.map(\.did)
+            env.rosters.remember(participants, at: prior)
+            try checkBlocks(context.caller, env.rosters.roster(at: prior) ?? [], env: env)
             if let binding {
                 try tx.bindAttachment(binding, conversation: conversation.id, seq: tx.nextSeq(conversation), did: call.caller, now: env.clock())
             }
@@ -88,8 +99,15 @@ enum SendChatMessage {
                                   requestDigest: call.request.requestDigest, receivedAt: tx.now.truncatedToMilliseconds)
             entry.seq = try tx.append(entry)
             ChatEvents.entry(entry, sender: call.request, in: tx)
+            try tx.pushMessage(entry, sender: call.caller, epoch: prior.epoch, messageID: messageID)
             return ChatJSON.object(["entry": .raw(ChatViews.entry(entry, tagged: false))])
         }
+    }
+
+    /// A block between the sender and another active participant, as the cache shows it.
+    static func checkBlocks(_ sender: DID, _ roster: [DID], env: ChatEnvironment) throws {
+        guard env.relationships.blockedFromCache(sender, others: roster) else { return }
+        throw ChatRefusal(.blockedRelationship, ChatEnvironment.reason(.blockedRelationship))
     }
 
     static func answer(_ status: Int, _ response: [UInt8], env: ChatEnvironment) -> XRPCOutput {

@@ -14,9 +14,9 @@ enum SubmitTransition {
             let call = try SignedCall(context, env: env)
             let (device, verified) = try call.verify()
             switch call.request.kind {
-            case .policyTransition: return try PolicyTransition.execute(call, device: device, verified: verified, env: env)
+            case .policyTransition: return try PolicyTransition.execute(call, context: context, device: device, verified: verified, env: env)
             case .metadataTransition: return try MetadataTransition.execute(call, device: device, verified: verified, env: env)
-            default: return try CommitTransition.execute(call, device: device, verified: verified, env: env)
+            default: return try CommitTransition.execute(call, context: context, device: device, verified: verified, env: env)
             }
         }
     }

@@ -20,7 +20,7 @@ enum CommitTransition {
         case leave(ChatRequest)
     }
 
-    static func execute(_ call: SignedCall, device: ChatDevice, verified: VerifiedSignedRequest, env: ChatEnvironment) throws -> XRPCOutput {
+    static func execute(_ call: SignedCall, context: AuthenticatedContext, device: ChatDevice, verified: VerifiedSignedRequest, env: ChatEnvironment) throws -> XRPCOutput {
         let body = call.request.body
         guard let prior = ConversationCoordinates(body["prior"]), let next = ConversationCoordinates(body["next"]),
               let manifestValue = body["manifest"], let snapshot = body["metadataSnapshot"],
@@ -28,7 +28,10 @@ enum CommitTransition {
             throw ChatRefusal(.invalidRequest, "incomplete transition")
         }
         let manifest = try TransitionManifest(manifestValue)
-        return try call.execute(verified, device: device) { tx in
+        // A device added by a recovery's fulfilment: its account and the other participants must not block each other.
+        let consent = try ChatConsent.joining(manifest.additions.first?["userDid"]?.text, prior.conversationID,
+                                              addedBy: (call.caller, device.deviceID), env: env)
+        return try env.admit(consent, context) { try call.execute(verified, device: device) { tx in
             let conversation = try tx.lockConversation(at: prior)
             guard prior.lifecycle == .active else { throw ChatRefusal(.staleCoordinates, "the conversation's generation is over") }
             guard let actorLeaf = try tx.leaf(conversation.id, did: call.caller, device: device.deviceID) else {
@@ -132,7 +135,7 @@ enum CommitTransition {
                 ChatEvents.accessEnded(ended, in: tx)
             }
             return SubmitTransition.result(next, entry: entry, welcomes: welcomes)
-        }
+        } }
     }
 
     /// Which commit this is, with the request it fulfils checked.

@@ -7,7 +7,7 @@ import DeliveryStore
 /// version does, by one. The changes are sorted by DID, each DID at most once; an active admin must
 /// remain (`LastAdminRequired`).
 enum PolicyTransition {
-    static func execute(_ call: SignedCall, device: ChatDevice, verified: VerifiedSignedRequest, env: ChatEnvironment) throws -> XRPCOutput {
+    static func execute(_ call: SignedCall, context: AuthenticatedContext, device: ChatDevice, verified: VerifiedSignedRequest, env: ChatEnvironment) throws -> XRPCOutput {
         let body = call.request.body
         guard let prior = ConversationCoordinates(body["prior"]), let next = ConversationCoordinates(body["next"]),
               let transitionID = body["transitionId"]?.uuid, let values = body["participantChanges"]?.array else {
@@ -22,7 +22,9 @@ enum PolicyTransition {
         let provenance = ChatValue.object([
             "invitationTransitionId": .uuid(transitionID), "invitedByDid": .text(call.caller), "invitedByDeviceId": .uuid(device.deviceID),
         ])
-        return try call.execute(verified, device: device) { tx in
+        let invitees = changes.compactMap { change -> String? in if case .add(let did, _) = change { did } else { nil } }
+        let consent = try ChatConsent.inviting(invitees, prior.conversationID, env: env)
+        return try env.admit(consent, context) { try call.execute(verified, device: device) { tx in
             let conversation = try tx.lockConversation(at: prior)
             guard prior.lifecycle == .active else { throw ChatRefusal(.staleCoordinates, "the conversation's generation is over") }
             guard conversation.kind == "group" else {
@@ -47,6 +49,6 @@ enum PolicyTransition {
                 tx.emit(.tagged("conversationChangedEvent", ["conversationId": .uuid(conversation.id)]), to: .account(did: did))
             }
             return SubmitTransition.result(next, entry: entry)
-        }
+        } }
     }
 }
