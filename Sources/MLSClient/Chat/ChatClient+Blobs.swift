@@ -86,6 +86,60 @@ extension ChatClient {
                         in: conversation)
     }
 
+    /// Sets the conversation's avatar (an admin's metadata transition): the image is encrypted with
+    /// a fresh AES-256-GCM key under `#metadataAvatarBlobAad`, uploaded in the two steps as a
+    /// `metadata` blob, and named by the next metadata version: its key in the signed content's
+    /// `avatar`, the blob in the snapshot's `avatarBinding`, which the service binds. The title stays.
+    @discardableResult
+    public func setAvatar(_ conversation: ChatUUID, bytes: [UInt8], mimeType: String, width: UInt64, height: UInt64) throws -> ChatValue {
+        try sync(conversation)
+        let membership = try current(conversation)
+        let prepared = try nextMetadata(conversation)
+        var prior = prepared.next
+        prior.stateVersion -= 1
+        let blobID = ChatUUID.random(), key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(12)
+        let aad = ChatMetadata.avatarAAD(conversation: conversation, origin: prepared.transition, version: prepared.version + 1,
+                                         blobID: blobID, mediaType: mimeType, plaintextSize: UInt64(bytes.count))
+        let ciphertext = try AEADAlgorithm.aes256GCM.seal(key: key, nonce: nonce, plaintext: bytes, authenticating: aad)
+        let sha256 = HashAlgorithm.sha256.hash(ciphertext)
+        let upload = try prepareBlob(blobID, in: conversation, at: prior, sha256: sha256, size: ciphertext.count, mediaType: mimeType,
+                                     plaintextSize: bytes.count, purpose: "metadata")
+        guard let ticket = upload["uploadTicket"]?.text else { throw MLSClientError.invalidServerData("no upload ticket") }
+        try api.uploadBlob(ciphertext, device: device.deviceID, ticket: ticket)
+        let embed = DAGCBORValue.map([
+            "blobId": .bytes(blobID.bytes), "purpose": .text("metadata"), "algorithm": .text("A256GCM"), "key": .bytes(key),
+            "nonce": .bytes(nonce), "ciphertextSha256": .bytes(sha256), "ciphertextSize": .unsigned(UInt64(ciphertext.count)),
+            "plaintextSize": .unsigned(UInt64(bytes.count)), "mimeType": .text(mimeType), "width": .unsigned(width),
+            "height": .unsigned(height), "originTransitionId": .bytes(prepared.transition.bytes),
+            "originalMetadataVersion": .unsigned(prepared.version + 1),
+        ])
+        let binding = ChatValue.object(["blobId": .uuid(blobID), "ciphertextSha256": .bytes(sha256),
+                                        "ciphertextSize": .integer(UInt64(ciphertext.count)), "purpose": .text("metadata")])
+        return try setMetadata(conversation, title: membership.title, avatar: embed, binding: binding, prepared: prepared)
+    }
+
+    /// The conversation's avatar as the current metadata names it, downloaded and decrypted (nil
+    /// without one): the ciphertext must be the size and hash the signed embed names, and open under
+    /// its key and the avatar AAD.
+    public func avatar(_ conversation: ChatUUID) throws -> [UInt8]? {
+        try sync(conversation)
+        guard let embed = ChatMetadata.avatar(try current(conversation).metadata) else { return nil }
+        guard case .bytes(let id)? = embed["blobId"], let blobID = ChatUUID(bytes: id), case .bytes(let key)? = embed["key"],
+              case .bytes(let nonce)? = embed["nonce"], case .bytes(let sha256)? = embed["ciphertextSha256"],
+              case .unsigned(let size)? = embed["ciphertextSize"], case .unsigned(let plaintextSize)? = embed["plaintextSize"],
+              case .text(let mimeType)? = embed["mimeType"], case .bytes(let origin)? = embed["originTransitionId"],
+              let originID = ChatUUID(bytes: origin), case .unsigned(let version)? = embed["originalMetadataVersion"] else {
+            throw MLSClientError.invalidServerData("incomplete avatar embed")
+        }
+        let ciphertext = try api.getBlob(blobID, device: device.deviceID)
+        guard UInt64(ciphertext.count) == size, HashAlgorithm.sha256.hash(ciphertext) == sha256 else {
+            throw MLSClientError.invalidServerData("the blob is not the ciphertext the avatar embed names")
+        }
+        return try AEADAlgorithm.aes256GCM.open(key: key, nonce: nonce, ciphertext: ciphertext, authenticating:
+            ChatMetadata.avatarAAD(conversation: conversation, origin: originID, version: version, blobID: blobID,
+                                   mediaType: mimeType, plaintextSize: plaintextSize))
+    }
+
     /// `prepareBlobUpload` of a blob of this device's in `conversation` at `prior`; returns the
     /// `#blobUploadView` with its ticket.
     public func prepareBlob(_ blobID: ChatUUID, in conversation: ChatUUID, at prior: ConversationCoordinates, sha256: [UInt8],

@@ -77,7 +77,8 @@ extension ChatClient {
                                                  authenticatedData: MLSAuthenticatedData.bytes(domain: MLSAuthenticatedData.commitDomain, aad: aad))
         let next = nextCoordinates(prior, group: output.group, tag: output.groupInfo.confirmationTag)
         let snapshot = try ChatMetadata.seal(membership.metadata, version: membership.metadataVersion, origin: membership.metadataOrigin,
-                                             authorProof: membership.authorProof, coordinates: next, group: output.group)
+                                             authorProof: membership.authorProof, avatarBinding: membership.avatarBinding,
+                                             coordinates: next, group: output.group)
         var fields = try manifest(output)
         fields.merge(["transitionId": .uuid(transition), "prior": prior.value, "next": next.value, "aad": aad,
                       "commit": Self.commitArtifact(output.commit.encoded()), "metadataSnapshot": snapshot]) { $1 }

@@ -205,6 +205,7 @@ extension ChatClient {
         membership.metadataVersion = version
         membership.metadataOrigin = origin
         membership.authorProof = proof
+        membership.avatarBinding = snapshot["avatarBinding"]
         membership.title = opened.title
     }
 }

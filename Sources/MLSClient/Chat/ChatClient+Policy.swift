@@ -46,19 +46,24 @@ extension ChatClient {
     @discardableResult
     public func rename(_ conversation: ChatUUID, title: String) throws -> ChatValue {
         try sync(conversation)
+        let membership = try current(conversation)
+        return try setMetadata(conversation, title: title, avatar: ChatMetadata.avatar(membership.metadata),
+                               binding: membership.avatarBinding)
+    }
+
+    /// A metadata transition to the next version with `title` and `avatar` (an embed, and the
+    /// snapshot's binding of its blob), signed by this device.
+    func setMetadata(_ conversation: ChatUUID, title: String, avatar: DAGCBORValue?, binding: ChatValue?,
+                     prepared: (next: ConversationCoordinates, transition: ChatUUID, head: UInt64, version: UInt64)? = nil) throws -> ChatValue {
         var membership = try current(conversation)
-        guard let state = try conversationState(conversation)["state"], let prior = ConversationCoordinates(state["coordinates"]),
-              let head = state["snapshotSeq"]?.integer, let version = state["metadataSnapshot"]?["metadataVersion"]?.integer else {
-            throw MLSClientError.invalidServerData("incomplete conversation state")
-        }
-        var next = prior
-        next.stateVersion += 1
-        let transition = ChatUUID.random()
+        let (next, transition, head, version) = try prepared ?? nextMetadata(conversation)
+        var prior = next
+        prior.stateVersion -= 1
         // The entry this transition makes follows the last one the state counts.
         let proof = authorProof(origin: transition, seq: head + 1)
-        let plaintext = ChatMetadata.plaintext(title: title, version: version + 1, origin: transition, device: device)
+        let plaintext = ChatMetadata.plaintext(title: title, version: version + 1, origin: transition, device: device, avatar: avatar)
         let snapshot = try ChatMetadata.seal(plaintext, version: version + 1, origin: transition, authorProof: proof,
-                                             coordinates: next, group: membership.group)
+                                             avatarBinding: binding, coordinates: next, group: membership.group)
         let output = try signed("submitTransition", .metadataTransition, [
             "transitionId": .uuid(transition), "prior": prior.value, "next": next.value, "metadataSnapshot": snapshot,
         ])
@@ -66,8 +71,20 @@ extension ChatClient {
         membership.metadataVersion = version + 1
         membership.metadataOrigin = transition
         membership.authorProof = proof
+        membership.avatarBinding = binding
         membership.title = title
         conversations[conversation] = membership
         return output
+    }
+
+    /// The coordinates a metadata transition moves to, a new transition id, the state's last seq and metadata version.
+    func nextMetadata(_ conversation: ChatUUID) throws -> (next: ConversationCoordinates, transition: ChatUUID, head: UInt64, version: UInt64) {
+        guard let state = try conversationState(conversation)["state"], let prior = ConversationCoordinates(state["coordinates"]),
+              let head = state["snapshotSeq"]?.integer, let version = state["metadataSnapshot"]?["metadataVersion"]?.integer else {
+            throw MLSClientError.invalidServerData("incomplete conversation state")
+        }
+        var next = prior
+        next.stateVersion += 1
+        return (next, .random(), head, version)
     }
 }

@@ -61,7 +61,8 @@ extension ChatClient {
                                         unread: conversations[conversation]?.unread ?? [])
         }
         let snapshot = try ChatMetadata.seal(membership.metadata, version: membership.metadataVersion, origin: membership.metadataOrigin,
-                                             authorProof: membership.authorProof, coordinates: genesis.coordinates, group: genesis.group)
+                                             authorProof: membership.authorProof, avatarBinding: membership.avatarBinding,
+                                             coordinates: genesis.coordinates, group: genesis.group)
         let output = try signed("activateReset", .resetActivation, [
             "resetRequestId": .uuid(requestID), "transitionId": .uuid(transition), "conversationKind": .text(kind),
             "prior": prior.value, "retired": retired.value, "successor": genesis.coordinates.value,

@@ -15,6 +15,8 @@ extension ChatClient {
         var metadataVersion: UInt64
         var metadataOrigin: ChatUUID
         var authorProof: ChatValue
+        /// The snapshot's `avatarBinding`, carried into every re-encryption.
+        var avatarBinding: ChatValue? = nil
         public var title: String
         /// Messages read from the log and not yet handed out by `read`.
         var unread: [Message] = []

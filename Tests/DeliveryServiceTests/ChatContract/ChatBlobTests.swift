@@ -402,6 +402,42 @@ final class ChatBlobTests: ChatContractTestCase {
         XCTAssertFalse(try stored(avatar.bytes))
     }
 
+    func testAvatarSetByAMetadataTransitionIsCarriedByCommitsAndReplaced() throws {
+        let (alice, bob, bobIdentity, conversation) = try pairWithIdentity()
+        let (carol, _) = try enrolled()
+        let first = BlobFixture.randomBytes(4000)
+        try alice.setAvatar(conversation, bytes: first, mimeType: "image/png", width: 64, height: 64)
+        let binding = try XCTUnwrap(try alice.state(conversation)["metadataSnapshot"]?["avatarBinding"])
+        let firstID = try XCTUnwrap(binding["blobId"]?.uuid)
+        XCTAssertEqual(try status(firstID), "bound")
+        // bob decrypts the snapshot (the binding is in its AAD), then the avatar under its own AAD.
+        XCTAssertEqual(try bob.avatar(conversation), first)
+        XCTAssertEqual(refusal(404) { try carol.api.getBlob(firstID, device: carol.device.deviceID) }, "BlobNotFound")
+
+        // A rename and a commit (a device of bob's added by recovery) carry it; the new device reads it.
+        try alice.rename(conversation, title: "with a face")
+        let (bob2, _) = try enrolled(bobIdentity)
+        try bob2.requestLeaf(conversation)
+        try alice.fulfil(try recovery(for: bob2, in: conversation, seenBy: alice))
+        try join(bob2)
+        XCTAssertEqual(try bob2.avatar(conversation), first)
+        XCTAssertEqual(try bob.avatar(conversation), first)
+        XCTAssertEqual(bob.conversations[conversation]?.title, "with a face")
+
+        // Only an admin sets it; a member's upload stays unbound.
+        XCTAssertEqual(refusal(400) { try bob.setAvatar(conversation, bytes: first, mimeType: "image/png", width: 1, height: 1) },
+                       "AdminRequired")
+        XCTAssertEqual(try usage(bob)["liveUnboundCount"], 1)
+
+        // A new avatar replaces it: the old one is unreadable at once.
+        let second = BlobFixture.randomBytes(5000)
+        try alice.setAvatar(conversation, bytes: second, mimeType: "image/jpeg", width: 32, height: 32)
+        XCTAssertEqual(try bob.avatar(conversation), second)
+        XCTAssertEqual(refusal(404) { try bob.api.getBlob(firstID, device: bob.device.deviceID) }, "BlobNotFound")
+        try service.app.runMaintenance()
+        XCTAssertEqual(try status(firstID), "ended")
+    }
+
     func testPreparationNeedsALeafCurrentCoordinatesAndQuota() throws {
         let (alice, aliceIdentity) = try enrolled()
         let conversation = try alice.create(inviting: []).id

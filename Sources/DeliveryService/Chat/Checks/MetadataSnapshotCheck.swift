@@ -5,7 +5,8 @@ import Primitives
 /// bound to the coordinates it was encrypted for, the hash and size of its ciphertext agreeing, the
 /// metadata version and origin the transition allows, and its author proof naming the signing
 /// device as it was at the origin. Its nonce is recorded per (conversation, generation, epoch) by
-/// the store, so that a reuse is refused (`MetadataNonceReuse`).
+/// the store, so that a reuse is refused (`MetadataNonceReuse`). Its `avatarBinding` is bound by the
+/// store where the snapshot is stored (`ChatTransaction.setMetadataAvatar`).
 enum MetadataSnapshotCheck {
     static func check(_ snapshot: ChatValue, at coordinates: ConversationCoordinates, version: UInt64,
                       origin: ChatUUID) throws {
@@ -20,7 +21,6 @@ enum MetadataSnapshotCheck {
               snapshot["authorProof"]?["originTransitionId"]?.uuid == origin else {
             throw refuse("metadataVersion \(version) and origin \(origin) are expected")
         }
-        guard snapshot["avatarBinding"] == nil else { throw ChatRefusal(.cutoverRequired, "avatars are not served yet") }
     }
 
     /// The author proof of a snapshot that originates in this transition: the signing device.

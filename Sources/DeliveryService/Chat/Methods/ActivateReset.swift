@@ -65,6 +65,8 @@ enum ActivateReset {
                 try checkSnapshot(snapshot, successor: successor, transitionID: transitionID, call: call, device: device,
                                   conversation: conversation, originSeq: seq)
                 try tx.recordMetadataNonce(conversation.id, generation: successor.generation, epoch: 0, nonce: snapshot["nonce"]?.bytes ?? [])
+                try tx.setMetadataAvatar(ChatBlobBinding(snapshot["avatarBinding"]), conversation: conversation.id,
+                                         metadataVersion: snapshot["metadataVersion"]?.integer ?? 0, did: call.caller, now: env.clock())
 
                 try tx.setStatus(.reset, id: requestID, "consumed")
                 let transition = ChatTransition(tx: tx, conversation: conversation, request: call.request)

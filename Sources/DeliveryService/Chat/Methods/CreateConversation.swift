@@ -31,6 +31,10 @@ enum CreateConversation {
                 throw ChatRefusal(.invalidGenesisGroupInfo, "next must carry the GroupInfo's group id, GroupContext hash and confirmation tag")
             }
             try MetadataSnapshotCheck.check(snapshot, at: next, version: 1, origin: transitionID)
+            // A blob is uploaded into a conversation that exists: a new one has no avatar yet (a metadata transition sets it).
+            guard snapshot["avatarBinding"] == nil else {
+                throw ChatRefusal(.invalidMetadataSnapshot, "a new conversation has no avatar; set it with a metadata transition")
+            }
             try MetadataSnapshotCheck.checkAuthor(snapshot, request: call.request, publicKey: device.publicKey, originSeq: 1)
             let dids = participants.map(\.did)
             let directPair = kind == "direct" ? dids.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.joined(separator: " ") : nil

@@ -2,7 +2,8 @@ import ChatProtocol
 import DeliveryStore
 
 /// submitTransition's `metadataTransitionBody`: an active admin's device replaces the encrypted
-/// title and avatar (defs `metadataSnapshot`, which the service cannot read). The snapshot is for
+/// title and avatar (defs `metadataSnapshot`, which the service cannot read; its `avatarBinding`
+/// names an uploaded `metadata` blob of the signer, which becomes the avatar). The snapshot is for
 /// the current epoch, its version one higher, its origin this transition, and its author proof the
 /// signing device at this transition's entry; its nonce is new at this epoch (`MetadataNonceReuse`).
 /// The MLS epoch does not move: the state version does, by one.
@@ -32,6 +33,9 @@ enum MetadataTransition {
             try MetadataSnapshotCheck.checkAuthor(snapshot, request: call.request, publicKey: device.publicKey,
                                                   originSeq: tx.nextSeq(conversation))
             try tx.recordMetadataNonce(conversation.id, generation: next.generation, epoch: next.epoch, nonce: snapshot["nonce"]?.bytes ?? [])
+            // A new avatar is an uploaded metadata blob of the signer; the one it replaces stops being readable.
+            try tx.setMetadataAvatar(ChatBlobBinding(snapshot["avatarBinding"]), conversation: conversation.id,
+                                     metadataVersion: version + 1, did: call.caller, now: env.clock())
             let entry = try ChatTransition(tx: tx, conversation: conversation, request: call.request)
                 .apply(to: next, kind: "metadataEntry", metadataSnapshot: ChatJSON.render(snapshot))
             return SubmitTransition.result(next, entry: entry)
