@@ -19,6 +19,20 @@ public struct ChatAttachment: Sendable, Equatable {
     /// `#blobAad` of the message that carries it, as canonical DAG-CBOR.
     let aad: [UInt8]
 
+    init(blobID: ChatUUID, key: [UInt8], nonce: [UInt8], sha256: [UInt8], size: UInt64, plaintextSize: UInt64, mimeType: String,
+         width: UInt64, height: UInt64, aad: [UInt8]) {
+        self.blobID = blobID
+        self.key = key
+        self.nonce = nonce
+        self.sha256 = sha256
+        self.size = size
+        self.plaintextSize = plaintextSize
+        self.mimeType = mimeType
+        self.width = width
+        self.height = height
+        self.aad = aad
+    }
+
     /// The embed of a decrypted `#applicationFrame`, with the AAD rebuilt from the frame's context
     /// and message id; nil when the embed is incomplete.
     init?(embed: DAGCBORValue, frame: DAGCBORValue) {

@@ -7,7 +7,7 @@ import MLSClient
 /// `chat`: the `blue.catbird.chat.*` contract (docs/chat.md), the one the Catbird app calls.
 struct Chat: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The chat contract (blue.catbird.chat.*): devices, conversations, messages, leaving, roles, title, reset, close, events.",
+        abstract: "The chat contract (blue.catbird.chat.*): devices, conversations, messages, photos, typing, leaving, roles, title, reset, close, events.",
         discussion: """
         A user (init) may hold several chat devices in --dir, each named by --device: its Ed25519 key in \
         DIR/chat/NAME/device.json and its MLS state in DIR/chat/NAME/state.json (0600), saved after every \
@@ -19,6 +19,7 @@ struct Chat: ParsableCommand {
             ChatFulfil.self, ChatJoin.self, ChatSend.self, ChatRead.self, ChatWatch.self, ChatState.self, ChatList.self,
             ChatLeave.self, ChatCancelLeave.self, ChatFulfilLeave.self, ChatRemoveDevice.self, ChatInvite.self, ChatUninvite.self,
             ChatPromote.self, ChatDemote.self, ChatRename.self, ChatRequestReset.self, ChatActivateReset.self, ChatClose.self,
+            ChatSendImage.self, ChatGetBlob.self, ChatSetAvatar.self, ChatAvatar.self, ChatTyping.self, ChatEntries.self,
         ])
 }
 
