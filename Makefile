@@ -22,4 +22,5 @@ fuzz:
 
 clean:
 	@scripts/pg.sh clean .data
+	@scripts/ha-cluster.sh clean .data
 	rm -rf .build .build-* .data fuzz-out

@@ -7,14 +7,20 @@
 # is left running. Two locks in .data/pg: start.lock lets one run at a time start or stop the
 # cluster, and every run holds users.lock shared while it serves, so a run that can take it alone is
 # the last one.
+# With HA=1 the cluster is instead the three-node Patroni cluster of scripts/ha-cluster.sh for
+# .data/ha, with the same rules; the service gets its multi-host URL, and
+# `scripts/ha-cluster.sh kill-primary .data/ha` in another terminal shows a failover.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/install-deps.sh
 db=""
+cluster=scripts/pg.sh
+if [ "${HA:-0}" = 1 ]; then cluster=scripts/ha-cluster.sh; fi
 if [ -z "${DATABASE_URL:-}" ]; then
   db=.data/pg
-  scripts/pg.sh check "$db"
+  if [ "${HA:-0}" = 1 ]; then db=.data/ha; fi
+  "$cluster" check "$db"
 fi
 swift build -c release --product catbird-mls-server
 
@@ -27,7 +33,7 @@ if [ -z "${SERVICE_DID:-}" ]; then
 fi
 
 # The lock descriptors stay out of every child: a postmaster holding one would hold it forever.
-pg() { scripts/pg.sh "$@" 8>&- 9>&-; }
+pg() { "$cluster" "$@" 8>&- 9>&-; }
 
 . scripts/lib/stop-job.sh
 
@@ -59,9 +65,13 @@ trap stop INT TERM HUP
 if [ -n "$db" ]; then
   flock -x 8
   # Marked before the start, so a start cut short by a signal or an error is stopped too.
-  pg status "$db" || touch "$db/started-by-make-run"
+  pg status "$db" >/dev/null || touch "$db/started-by-make-run"
   DATABASE_URL=$(pg start "$db" "${PG_PORT:-}") || stop 1
   export DATABASE_URL
+  if [ "${HA:-0}" = 1 ]; then
+    echo "make run: on the Patroni cluster of $db ($DATABASE_URL); scripts/ha-cluster.sh status $db shows it," \
+      "scripts/ha-cluster.sh kill-primary $db fails it over" >&2
+  fi
   flock -s 9
   flock -u 8
 fi

@@ -43,6 +43,10 @@ scripts/mqtt-interop.sh
 scripts/chat-checks.sh --self-test
 # The chat contract end to end through `catbird-mls chat` on X-Wing; the checker above on its capture.
 scripts/chat-walkthrough.sh
+# High availability: two service nodes on a three-node Patroni cluster under load while its primary,
+# the primary's PostgreSQL, its synchronous standby and (black-holed) its whole host fail in turn
+# (docs/operations.md, "High availability").
+scripts/ha-test.sh
 
 # Every RFC 9420 vector file, all cipher suites, from a release build.
 swift build -c release --product mls-vectors

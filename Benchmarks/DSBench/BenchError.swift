@@ -12,3 +12,14 @@ enum BenchError: Error, CustomStringConvertible {
         }
     }
 }
+
+extension BenchError {
+    /// Whether `error` is the service's 503: a call's answer, or a refused WebSocket upgrade.
+    static func isUnavailable(_ error: any Error) -> Bool {
+        switch error as? BenchError {
+        case .call(_, 503, _): true
+        case .unexpected(let text): text.contains(" 503 ")
+        default: false
+        }
+    }
+}

@@ -40,15 +40,15 @@ struct BenchUser: Sendable {
 
     var credential: Credential { .basic(identity: Array(did.rawValue.utf8)) }
 
-    /// A DID document in the shape plc.directory serves, with the key as `#atproto` Multikey.
+    /// A DID document in the shape plc.directory serves, with the key as `#atproto` Multikey and no
+    /// PDS (so the chat contract's relationship checks find no records, and read none).
     var didDocument: String {
         let id = did.rawValue
         return """
         {"@context":["https://www.w3.org/ns/did/v1","https://w3id.org/security/multikey/v1"],"id":"\(id)",\
         "alsoKnownAs":["at://bench.example.com"],\
         "verificationMethod":[{"id":"\(id)#atproto","type":"Multikey","controller":"\(id)",\
-        "publicKeyMultibase":"\(Multikey.encode(publicKey: key.publicKey))"}],\
-        "service":[{"id":"#atproto_pds","type":"AtprotoPersonalDataServer","serviceEndpoint":"https://pds.example.com"}]}
+        "publicKeyMultibase":"\(Multikey.encode(publicKey: key.publicKey))"}]}
         """
     }
 

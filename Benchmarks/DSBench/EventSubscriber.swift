@@ -14,11 +14,13 @@ struct EventSubscriber: Sendable {
     /// Set once a close frame or end of stream arrived: the code, or 1006 (RFC 6455 §7.1.5).
     private(set) var closeCode: UInt16?
 
-    /// Connects and upgrades with `ticket`; throws unless the server answers 101.
-    init(port: Int, ticket: String) throws {
+    /// Connects and upgrades with `ticket` (and `cursor`, to resume after it); throws unless the
+    /// server answers 101.
+    init(port: Int, ticket: String, cursor: String? = nil) throws {
         socket = try LoopbackSocket.connect(port: port)
-        let escaped = ticket.addingPercentEncodingForQuery()
-        let request = "GET \(Self.path)?ticket=\(escaped) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        let query = "ticket=" + ticket.addingPercentEncodingForQuery()
+            + (cursor.map { "&cursor=" + $0.addingPercentEncodingForQuery() } ?? "")
+        let request = "GET \(Self.path)?\(query) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
             + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ZHMtYmVuY2gtZXZlbnRzIQ==\r\n"
             + "Sec-WebSocket-Version: 13\r\n\r\n"
         do {
@@ -57,6 +59,15 @@ struct EventSubscriber: Sendable {
     /// Reads what is pending and calls `onMessage` with the msgId bytes of each text frame that
     /// carries one. Pings get their pong; a close frame or the end of stream sets `closeCode`.
     mutating func receive(scratch: inout [UInt8], onMessage: (ArraySlice<UInt8>) -> Void) throws {
+        try receive(scratch: &scratch) { (payload: [UInt8]) in
+            if let start = Self.end(of: Self.msgIDKey, in: payload), start + 26 <= payload.count {
+                onMessage(payload[start..<(start + 26)])
+            }
+        }
+    }
+
+    /// The same with each text frame's whole payload.
+    mutating func receive(scratch: inout [UInt8], onText: ([UInt8]) -> Void) throws {
         guard closeCode == nil else { return }
         switch try socket.read(into: &scratch) {
         case .wouldBlock: return
@@ -72,9 +83,7 @@ struct EventSubscriber: Sendable {
             consumed += used
             switch frame.opcode {
             case .text:
-                if let start = Self.end(of: Self.msgIDKey, in: frame.payload), start + 26 <= frame.payload.count {
-                    onMessage(frame.payload[start..<(start + 26)])
-                }
+                onText(frame.payload)
             case .ping:
                 // RFC 6455 §5.5.3: the pong echoes the ping's payload; client frames are masked.
                 try socket.sendAll(WebSocketFrame.encode(opcode: .pong, payload: frame.payload, maskingKey: [1, 2, 3, 4]))

@@ -42,6 +42,15 @@
 //                 [--rate 100] [--window 32]
 //                 [--ciphertext-size 1024] [--server-pid PID] [--mosquitto-pid PID]
 //       MQTT fan-out: deliveries/s and publish → receive latency, mosquitto and the service's listener
+//   ds-bench failover --servers URL,URL… --audience DID --plc-dir D --kill COMMAND [--label NAME]
+//                     [--senders 4] [--subscribers-per-node 2] [--before 3] [--after 3]
+//                     [--recover-within 15] [--hang-limit 30] [--no-outage 1]
+//       one database failure (COMMAND, run with bash) under sendMessage load through every node,
+//       with subscribers on every node and a racing pair of commits; checks what scripts/ha-test.sh
+//       lists (Failover.swift) and exits 1 if one fails; --no-outage: the failure leaves a primary
+//       (a standby's), so _health need not answer 503
+//   ds-bench send-rate --server URL --audience DID --plc-dir D [--clients 16] [--seconds 5] [--label NAME]
+//       sendMessage calls per second for closed-loop clients, each call a fresh message and token
 import Foundation
 import HTTP
 import MQTTClient
@@ -253,6 +262,29 @@ func push(_ options: Options) throws {
     PushBench.report(paced, anchor: nil, burst: burst)
 }
 
+func failover(_ options: Options) throws {
+    let audience = try options.string("audience")
+    let nodes = try options.string("servers").split(separator: ",").map { XRPCClient(baseURL: String($0), audience: audience) }
+    func seconds(_ name: String, _ fallback: Int) throws -> Double { Double(try options.int(name, default: fallback)) }
+    let run = FailoverRun(nodes: nodes, plcDirectory: try options.string("plc-dir"), settings: FailoverRun.Settings(
+        label: options.optionalString("label") ?? "failover", kill: try options.string("kill"),
+        senders: try options.int("senders", default: 4), subscribersPerNode: try options.int("subscribers-per-node", default: 2),
+        before: try seconds("before", 3), after: try seconds("after", 3),
+        recoverWithin: try seconds("recover-within", 15), hangLimit: try seconds("hang-limit", 30),
+        expectOutage: options.optionalString("no-outage") == nil))
+    if !(try run.run()) { exit(1) }
+}
+
+func sendRate(_ options: Options) throws {
+    let clients = try options.int("clients", default: 16)
+    let seconds = try options.int("seconds", default: 5)
+    let (rate, failed) = try SendRate(node: try options.client(), plcDirectory: try options.string("plc-dir"), clients: clients,
+                                      seconds: Double(seconds)).run()
+    print(String(format: "send-rate%@: %.0f sendMessage/s (%d closed-loop clients, %d s)",
+                 options.optionalString("label").map { " " + $0 } ?? "", rate, clients, seconds) + (failed > 0 ? ", \(failed) calls failed" : ""))
+    if failed > 0 { exit(1) }
+}
+
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     switch options.command {
@@ -268,6 +300,8 @@ do {
     case "events": try events(options)
     case "mqtt": try mqtt(options)
     case "push": try push(options)
+    case "failover": try failover(options)
+    case "send-rate": try sendRate(options)
     default: throw BenchError.usage("unknown command \(options.command)")
     }
 } catch {

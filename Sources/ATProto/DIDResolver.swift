@@ -3,16 +3,24 @@ import Foundation
 import HTTP
 import Synchronization
 
+/// What the resolver keeps of a DID document: the atproto signing key and the account's PDS.
+public struct ResolvedDID: Sendable, Equatable {
+    public let signingKey: AtprotoSigningKey
+    /// The `#atproto_pds` endpoint, without a trailing slash; nil when the document names none.
+    public let pdsEndpoint: String?
+}
+
 /// Resolves a DID to its atproto signing key (AUTH.md "DID resolution"), with the per-DID cache
 /// and the rate-limited forced refresh of check 8. Every failure is a `BadJwtSignature` (a 503
 /// `ServiceUnavailable` when the resolver is too busy to try).
 ///
 /// Fetches never run on the caller's thread: they run on the resolver's own few threads
 /// (`maxFetches`, at most `maxFetchesPerHost` to one host), queued up to `maxQueuedFetches` and for
-/// at most `resolutionTimeout` seconds, one fetch per DID at a time. The server asks the cache
-/// (`cachedKey`, never blocks) and, when the document must be fetched first, sets the request aside
-/// with `fetch(_:then:)` until the fetch ends; `signingKey(for:forceRefresh:)` waits for it instead,
-/// for callers that may block (the CLI, tests).
+/// at most `resolutionTimeout` seconds, one fetch per DID at a time (`FetchPool`). The server asks
+/// the cache (`cachedKey`, never blocks) and, when the document must be fetched first, sets the
+/// request aside with `fetch(_:then:)` until the fetch ends; `signingKey(for:forceRefresh:)` waits
+/// for it instead, for callers that may block (the CLI, tests, other fetch threads). The document's
+/// PDS endpoint is kept with the key (`pdsEndpoint(for:)`).
 public final class DIDResolver: @unchecked Sendable {
     /// What a request for a DID document came to.
     public enum Admission: Equatable, Sendable {
@@ -33,19 +41,15 @@ public final class DIDResolver: @unchecked Sendable {
 
     public typealias Waiter = @Sendable () -> Void
 
-    private let configuration: ServiceAuthConfiguration
+    public let configuration: ServiceAuthConfiguration
     private let client: HTTPClient
     private let clock: @Sendable () -> Date
     /// Told why a fetch failed (name lookup, connect, TLS, status): for the log, never the caller.
     private let diagnostics: (@Sendable (_ did: DID, _ detail: String) -> Void)?
-    private let cache: Mutex<DIDKeyCache>
+    private let cache: Mutex<ResolutionCache<DID, ResolvedDID, AuthError>>
     /// The PLC directory's host, the per-host cap's key for every did:plc.
     private let plcHost: String
-    // Guarded by `condition`, the fetch threads' only shared mutable state.
-    private let condition = NSCondition()
-    private var queue: DIDFetchQueue<Waiter>
-    private var threads = 0
-    private var idleThreads = 0
+    private let pool: FetchPool<DID>
 
     public static let busy = AuthError(name: AuthError.serviceUnavailable, message: "DID resolution is busy, retry later")
 
@@ -56,13 +60,14 @@ public final class DIDResolver: @unchecked Sendable {
         self.diagnostics = diagnostics
         client = HTTPClient(timeout: configuration.resolutionTimeout, maxBodySize: configuration.maxDocumentSize,
                             allowPrivateAddresses: configuration.allowPrivateAddresses)
-        cache = Mutex(DIDKeyCache(freshFor: configuration.keyFreshFor, hardExpiry: configuration.keyHardExpiry,
-                                  negativeFor: configuration.negativeCacheFor, transientFor: configuration.transientFailureCacheFor,
-                                  forcedRefreshInterval: configuration.forcedRefreshInterval,
-                                  capacity: configuration.maxCachedDIDs))
-        queue = DIDFetchQueue(maxQueued: configuration.maxQueuedFetches, maxRunning: configuration.maxFetches,
-                              maxPerHost: configuration.maxFetchesPerHost)
+        cache = Mutex(ResolutionCache(freshFor: configuration.keyFreshFor, hardExpiry: configuration.keyHardExpiry,
+                                      negativeFor: configuration.negativeCacheFor, transientFor: configuration.transientFailureCacheFor,
+                                      forcedRefreshInterval: configuration.forcedRefreshInterval,
+                                      capacity: configuration.maxCachedDIDs))
+        pool = FetchPool(name: "did-resolver", maxQueued: configuration.maxQueuedFetches, maxRunning: configuration.maxFetches,
+                         maxPerHost: configuration.maxFetchesPerHost, maxWait: configuration.resolutionTimeout, clock: clock)
         plcHost = URLComponents(string: configuration.plcURL)?.host?.lowercased() ?? configuration.plcURL
+        pool.perform { [weak self] did in self?.resolve(did) }
     }
 
     // MARK: The cache
@@ -70,16 +75,25 @@ public final class DIDResolver: @unchecked Sendable {
     /// The cached answer for `did`. A stale key is served as it is while a refresh is queued behind
     /// it (no caller waits for a key it holds), unless that refresh failed a moment ago.
     func cachedKey(for did: DID) -> CachedKey {
+        switch cachedDocument(for: did) {
+        case .success(let resolved?): .key(resolved.signingKey)
+        case .success(nil): .missing
+        case .failure(let error): .failure(error)
+        }
+    }
+
+    /// The cached document of `did` (nil: not cached), refreshing a stale one behind the answer.
+    private func cachedDocument(for did: DID) -> Result<ResolvedDID?, AuthError> {
         switch cache.withLock({ $0.lookup(did, now: clock()) }) {
-        case .fresh(let key):
-            return .key(key)
-        case .stale(let key, let refreshDue):
+        case .fresh(let resolved):
+            return .success(resolved)
+        case .stale(let resolved, let refreshDue):
             if refreshDue { _ = request(did, waiter: nil) }
-            return .key(key)
+            return .success(resolved)
         case .negative(let error):
             return .failure(error)
         case .miss:
-            return .missing
+            return .success(nil)
         }
     }
 
@@ -106,11 +120,11 @@ public final class DIDResolver: @unchecked Sendable {
     public func signingKey(for did: DID, forceRefresh: Bool) throws(AuthError) -> AtprotoSigningKey {
         let fetchNow: Bool
         switch cache.withLock({ $0.lookup(did, now: clock()) }) {
-        case .fresh(let key):
-            if !forceRefresh || !claimForcedRefresh(did) { return key }
+        case .fresh(let resolved):
+            if !forceRefresh || !claimForcedRefresh(did) { return resolved.signingKey }
             fetchNow = true
-        case .stale(let key, let refreshDue):
-            if !(forceRefresh ? claimForcedRefresh(did) : refreshDue) { return key }
+        case .stale(let resolved, let refreshDue):
+            if !(forceRefresh ? claimForcedRefresh(did) : refreshDue) { return resolved.signingKey }
             fetchNow = true
         case .negative(let error):
             if !forceRefresh || !claimForcedRefresh(did) { throw error }
@@ -124,6 +138,24 @@ public final class DIDResolver: @unchecked Sendable {
         case .failure(let error): throw error
         case .missing: throw Self.busy
         }
+    }
+
+    /// The account's PDS endpoint (nil when its document names none), from the cache or fetched
+    /// now: blocks, for callers on threads of their own (the chat contract's record reads).
+    public func pdsEndpoint(for did: DID) throws(AuthError) -> String? {
+        if case .success(let resolved?) = cachedDocument(for: did) { return resolved.pdsEndpoint }
+        try fetchAndWait(did)
+        switch cachedDocument(for: did) {
+        case .success(let resolved?): return resolved.pdsEndpoint
+        case .success(nil): throw Self.busy
+        case .failure(let error): throw error
+        }
+    }
+
+    /// The account's PDS endpoint when the cache holds its document (never blocks; nil otherwise).
+    public func cachedPDSEndpoint(for did: DID) -> String? {
+        if case .success(let resolved?) = cachedDocument(for: did) { return resolved.pdsEndpoint }
+        return nil
     }
 
     /// Fetches `did` now (joining a fetch under way) and waits until it ends.
@@ -141,62 +173,13 @@ public final class DIDResolver: @unchecked Sendable {
     }
 
     /// Fetches in flight and queued (metrics, tests).
-    public var pendingFetches: (running: Int, queued: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        return (queue.runningCount, queue.queuedCount)
-    }
+    public var pendingFetches: (running: Int, queued: Int) { pool.pending }
 
     private func request(_ did: DID, waiter: Waiter?) -> Admission {
-        condition.lock()
-        defer { condition.unlock() }
-        let admission = queue.request(did, host: host(of: did), now: clock(), waiter: waiter)
-        guard admission == .started else { return admission == .joined ? .joined : .refused }
-        // A woken thread counts as idle until it runs: one idle thread per queued job, or more threads.
-        if idleThreads < queue.queuedCount, threads < queue.maxRunning {
-            threads += 1
-            let thread = Thread { [self] in work() }
-            thread.name = "did-resolver"
-            thread.start()
-        }
-        condition.signal()
-        return .started
-    }
-
-    /// One fetch thread: takes what the caps allow, fetches, stores, wakes the waiters. Threads
-    /// come and go with the load; an idle one ends after a while.
-    private func work() {
-        condition.lock()
-        while true {
-            let expired = queue.expire(olderThan: configuration.resolutionTimeout, now: clock())
-            if !expired.isEmpty {
-                condition.unlock()
-                expired.forEach { $0() }
-                condition.lock()
-                continue
-            }
-            if let job = queue.next() {
-                condition.unlock()
-                resolve(job.did)
-                condition.lock()
-                let waiters = queue.finish(job.did)
-                // A host slot freed: a job that waited for it may run on another thread.
-                condition.broadcast()
-                condition.unlock()
-                waiters.forEach { $0() }
-                condition.lock()
-                continue
-            }
-            idleThreads += 1
-            // While jobs wait (for a host slot), wake often enough to expire them on time.
-            let wait = queue.queuedCount > 0 ? min(0.25, configuration.resolutionTimeout) : 10
-            let signalled = condition.wait(until: Date(timeIntervalSinceNow: wait))
-            idleThreads -= 1
-            if !signalled, queue.queuedCount == 0 {
-                threads -= 1
-                condition.unlock()
-                return
-            }
+        switch pool.request(did, host: host(of: did), waiter: waiter) {
+        case .started: .started
+        case .joined: .joined
+        case .refused: .refused
         }
     }
 
@@ -213,7 +196,7 @@ public final class DIDResolver: @unchecked Sendable {
         let now = clock()
         cache.withLock { cache in
             switch outcome {
-            case .success(let key): cache.store(key, for: did, now: now)
+            case .success(let resolved): cache.store(resolved, for: did, now: now)
             case .failure(.definitive(let error)): cache.storeFailure(error, transient: false, for: did, now: now)
             case .failure(.transient(let error, _)): cache.storeFailure(error, transient: true, for: did, now: now)
             }
@@ -229,7 +212,7 @@ public final class DIDResolver: @unchecked Sendable {
         case transient(AuthError, detail: String)
     }
 
-    private func fetchDocument(_ did: DID) -> Result<AtprotoSigningKey, FetchError> {
+    private func fetchDocument(_ did: DID) -> Result<ResolvedDID, FetchError> {
         let unreachable = AuthError.badJwtSignature("could not fetch the DID document of \(did)")
         let response: HTTPClientResponse
         do {
@@ -247,7 +230,7 @@ public final class DIDResolver: @unchecked Sendable {
         }
         do {
             let document = try DIDDocument.parse(response.body)
-            return .success(try document.atprotoSigningKey(for: did))
+            return .success(ResolvedDID(signingKey: try document.atprotoSigningKey(for: did), pdsEndpoint: document.pdsEndpoint(for: did)))
         } catch {
             return .failure(.definitive(.badJwtSignature("no usable atproto key for \(did): \(error)")))
         }

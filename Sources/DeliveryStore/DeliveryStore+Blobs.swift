@@ -38,8 +38,8 @@ extension DeliveryStore {
         }
     }
 
-    /// Runs `body` holding the content hash's lock, telling it whether any blob row still uses
-    /// the hash; for removing a file only when nothing refers to it, without racing an upload of
+    /// Runs `body` holding the content hash's lock, telling it whether any blob row (v1's or a
+    /// stored chat blob) still uses the hash; for removing a file only when nothing refers to it, without racing an upload of
     /// the same content (which places its file under the same lock).
     public func withContentLock<T>(sha256: [UInt8], _ body: (_ referenced: Bool) throws -> T) throws(DeliveryStoreError) -> T {
         try guarded {
@@ -47,19 +47,22 @@ extension DeliveryStore {
                 try transaction.connection.execute("SELECT pg_advisory_xact_lock($1, $2)",
                                                    [BlobLock.content, BlobLock.key(sha256)])
                 let rows = try transaction.connection.query(
-                    "SELECT EXISTS (SELECT 1 FROM blobs WHERE sha256 = $1) AS referenced", [sha256])
+                    "SELECT EXISTS (SELECT 1 FROM blobs WHERE sha256 = $1) OR \(ChatBlobSQL.storesContent("$1")) AS referenced",
+                    [sha256])
                 return try body(try rows.first?.bool("referenced") ?? false)
             }
         }
     }
 
-    /// Which of `hashes` some blob row still uses.
+    /// Which of `hashes` some blob row (v1's or a stored chat blob) still uses.
     public func referencedContent(_ hashes: [[UInt8]]) throws(DeliveryStoreError) -> Set<[UInt8]> {
         guard !hashes.isEmpty else { return [] }
         return try run { transaction throws(DeliveryStoreError) in
             try guarded {
-                Set(try transaction.connection.query("SELECT DISTINCT sha256 FROM blobs WHERE sha256 = ANY($1)",
-                                                     [PGArray(hashes.map { Data($0) })]).map { try $0.bytes("sha256") })
+                Set(try transaction.connection.query("""
+                    SELECT sha256 FROM blobs WHERE sha256 = ANY($1)
+                    UNION SELECT sha256 FROM chat_blobs WHERE sha256 = ANY($1) AND status IN ('uploaded', 'bound')
+                    """, [PGArray(hashes.map { Data($0) })]).map { try $0.bytes("sha256") })
             }
         }
     }

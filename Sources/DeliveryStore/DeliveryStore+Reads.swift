@@ -6,17 +6,16 @@ import Store
 /// request's token, its replay record: one round trip for both.
 extension DeliveryStore {
     /// Runs `statement`; with `replay`, first remembers the token in the same round trip (a
-    /// pipeline: BEGIN, the replay record committed asynchronously as `PostgresReplayStore` does,
-    /// the read, COMMIT). A replayed token throws `tokenReplayed` and the rows are dropped unread.
+    /// pipeline: BEGIN, the replay record, the read, COMMIT). The record commits synchronously as
+    /// `PostgresReplayStore`'s do: a used token stays used after a crash or a failover. A replayed token throws `tokenReplayed` and the rows are dropped unread.
     /// `recorded` is called once the token's use is committed, before any domain error is thrown.
     func read(_ statement: PGStatement, replay: ReplayRecord?, recorded: () -> Void) throws(DeliveryStoreError) -> [PGRow] {
         guard let replay else { return try guarded { try database.query(statement.sql, statement.parameters) } }
         let results = try guarded {
             try database.pipelinedTransaction([
-                // A lost replay record can only matter within the token's 60 s, after a crash. Index
-                // probes only, as in appendMessages, but custom plans: a page's plan depends on its
-                // LIMIT and sinceSeq, which a generic plan does not know.
-                PGStatement("SELECT set_config('synchronous_commit', 'off', true), set_config('enable_seqscan', 'off', true)"),
+                // Index probes only, as in appendMessages, but custom plans: a page's plan depends on
+                // its LIMIT and sinceSeq, which a generic plan does not know.
+                PGStatement("SELECT set_config('enable_seqscan', 'off', true)"),
                 PGStatement(ReplayRecord.insertSQL, [replay.iss, replay.jti, replay.until]),
                 statement,
             ])

@@ -17,11 +17,14 @@ enum BlobLock {
 }
 
 extension DeliveryTransaction {
-    /// Bytes `ownerDID` stores in blobs (every upload counts, deduplicated or not).
+    /// Bytes `ownerDID` stores in blobs (every upload counts, deduplicated or not), with the bytes
+    /// its live chat blobs hold or reserve: the two contracts share one quota.
     public func blobBytesUsed(ownerDID: DID) throws(DeliveryStoreError) -> Int64 {
         try guarded {
-            let rows = try connection.query("SELECT coalesce(sum(size), 0)::bigint AS used FROM blobs WHERE owner_did = $1",
-                                             [ownerDID])
+            let rows = try connection.query("""
+                SELECT (SELECT coalesce(sum(size), 0)::bigint FROM blobs WHERE owner_did = $1)
+                       + \(ChatBlobSQL.liveBytes(owner: "$1", now: "$2")) AS used
+                """, [ownerDID, Date()])
             return try rows.first?.int64("used") ?? 0
         }
     }

@@ -29,6 +29,9 @@ public struct PushEvent: Sendable, Equatable {
     }
 
     public static let mlsSource = "mls"
+    /// The chat contract's entries: content is `chat_entries` (conversation, seq), the conversation
+    /// id its UUID text (docs/chat.md, "Push").
+    public static let chatSource = "chat"
     /// An application message (a PrivateMessage): content is `messages` (convo, seq).
     public static let messageKind = "mlsMessage"
     /// A commit: content is `messages` (convo, seq).

@@ -256,7 +256,7 @@ final class HTTP2Loop: HTTP2SessionDelegate {
 
     private func nextTimeout() -> Int32 {
         let now = HTTP2Client.now()
-        var next = lifecycle.nextDeadline() ?? now + 60
+        var next = lifecycle.nextDeadline(waiting: !queue.isEmpty) ?? now + 60
         for pending in queue { next = min(next, pending.deadline) }
         for stream in streams.values { next = min(next, stream.pending.deadline) }
         return Int32(clamping: Int(max(0, (next - now) * 1000).rounded(.up)) + 1)

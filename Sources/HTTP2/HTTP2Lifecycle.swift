@@ -115,11 +115,12 @@ struct HTTP2Lifecycle: Equatable {
         return [.close]
     }
 
-    /// When `tick` next has something to do, if anything.
-    func nextDeadline() -> Double? {
+    /// When `tick` next has something to do, if anything (`waiting`: requests wait for a stream;
+    /// without them, the end of a backoff changes nothing).
+    func nextDeadline(waiting: Bool) -> Double? {
         switch phase {
         case .idle, .connecting: nil
-        case .waiting(let until): until
+        case .waiting(let until): waiting ? until : nil
         case .open: pingSent.map { $0 + pingTimeout } ?? lastHeard + pingInterval
         case .draining: pingSent.map { $0 + pingTimeout }
         }

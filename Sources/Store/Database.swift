@@ -14,9 +14,15 @@ import Synchronization
 /// parsing, no hex escaping for bytea, exact floats and microsecond timestamps. A type without a
 /// decoder (e.g. interval, inet) must be cast in SQL (`::text`).
 public final class Database: Sendable {
-    private let settings: ConnectionSettings
+    let settings: ConnectionSettings
     private let checkoutTimeout: Double
     let state: Mutex<PoolState<PooledConnection, PoolWaiter>>
+    /// Opens, failed opens, lost connections and reconnects, for `/metrics`.
+    public let connections = ConnectionCounters()
+    /// Counts lost connections. An idle connection opened before the latest loss is not reused: its
+    /// server may be gone too, and one that vanished without a reset would hold its next borrower
+    /// for the whole dead-peer timeout, one idle connection after another.
+    private let losses = Atomic<Int>(0)
 
     /// `url` is a `postgresql://` URI or key=value string (`DATABASE_URL`), given to libpq as it is.
     /// Only its syntax is checked here; no connection is opened until first use. Opening a
@@ -98,17 +104,30 @@ public final class Database: Sendable {
         return waiter.take()
     }
 
-    /// An idle connection may have been closed by the server since its last use; replace it.
+    /// An idle connection may have been closed by the server since its last use, or opened before
+    /// another connection was lost; replace it.
     private func revive(_ connection: PGConnection) throws(StoreError) -> PGConnection {
+        guard connection.openedAfterLosses == losses.load(ordering: .relaxed) else { return try open() }
         if connection.raw.isAliveWhileIdle() { return connection }
+        lost(connection)
         return try open()
+    }
+
+    private func lost(_ connection: PGConnection) {
+        connections.recordLost()
+        losses.add(1, ordering: .relaxed)
+        settings.lost(connection.raw)
     }
 
     /// Opens a connection for a reserved slot, freeing the slot if that fails.
     private func open() throws(StoreError) -> PGConnection {
         do {
-            return PGConnection(raw: try settings.connect())
+            let connection = PGConnection(raw: try settings.connect())
+            connection.openedAfterLosses = losses.load(ordering: .relaxed)
+            connections.recordOpened()
+            return connection
         } catch {
+            connections.recordFailedOpen()
             if let (waiter, handoff) = state.withLock({ $0.discard() }) { waiter.deliver(handoff) }
             throw error
         }
@@ -116,6 +135,7 @@ public final class Database: Sendable {
 
     func checkin(_ connection: PGConnection) {
         connection.rollbackIfNeeded()
+        if !connection.raw.isOK { lost(connection) }
         guard connection.raw.isOK, connection.raw.transactionStatus == .idle else {
             if let (waiter, handoff) = state.withLock({ $0.discard() }) { waiter.deliver(handoff) }
             return

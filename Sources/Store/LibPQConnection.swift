@@ -30,6 +30,8 @@ final class LibPQConnection {
         }
         let connection = LibPQConnection(handle: handle)
         guard PQstatus(handle) == CONNECTION_OK else { throw .unavailable(connection.errorMessage) }
+        connection.host = PQhost(handle).map { String(cString: $0) } ?? ""
+        connection.port = PQport(handle).map { String(cString: $0) } ?? ""
         // Notices (e.g. "relation already exists, skipping") would otherwise go to stderr.
         PQsetNoticeReceiver(handle, { _, _ in }, nil)
         return connection
@@ -49,6 +51,25 @@ final class LibPQConnection {
     }
 
     var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// The host (name or address) and port of the server this connection reached, as libpq
+    /// reported them once connected.
+    private(set) var host = ""
+    private(set) var port = ""
+
+    /// The connection options in effect (`PQconninfo`), by keyword: what the defaults and the URL
+    /// made of each.
+    var options: [String: String] {
+        guard let options = PQconninfo(handle) else { return [:] }
+        defer { PQconninfoFree(options) }
+        var values: [String: String] = [:]
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { values[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        return values
+    }
 
     enum TransactionStatus { case idle, active, inTransaction, inError, unknown }
 

@@ -20,6 +20,8 @@ public final class PGConnection {
     /// Whether the last pipeline got as far as sending: after that, a broken connection leaves it
     /// unknown whether the server ran (and committed) what it got.
     var sentPipeline = false
+    /// The pool's count of lost connections when this one was opened (`Database.revive`).
+    var openedAfterLosses = 0
 
     /// Beyond this many cached statements the cache is dropped (`DEALLOCATE ALL`).
     static let statementCacheLimit = 256

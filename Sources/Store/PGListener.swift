@@ -7,12 +7,15 @@
 /// the caller should re-read whatever state the notifications announce.
 public final class PGListener {
     private let settings: ConnectionSettings
+    private let counters: ConnectionCounters
     private var connection: LibPQConnection?
     private var channels: [String] = []
 
-    /// Connects lazily, on the first `listen` or `wait`.
-    public init(url: String, connectTimeout: Double = 5) throws(StoreError) {
+    /// Connects lazily, on the first `listen` or `wait`. `counters` may be shared by the listeners
+    /// that follow one another on the same channels, so that a reconnect counts across them.
+    public init(url: String, connectTimeout: Double = 5, counters: ConnectionCounters = ConnectionCounters()) throws(StoreError) {
         settings = try ConnectionSettings(url: url, connectTimeout: connectTimeout)
+        self.counters = counters
     }
 
     /// Starts listening on `channel` (any string; it is quoted as an identifier).
@@ -52,8 +55,19 @@ public final class PGListener {
 
     private func connected() throws(StoreError) -> LibPQConnection {
         if let connection, connection.isOK { return connection }
+        if let connection {
+            counters.recordLost()
+            settings.lost(connection)
+        }
         connection = nil
-        let fresh = try settings.connect()
+        let fresh: LibPQConnection
+        do {
+            fresh = try settings.connect()
+        } catch {
+            counters.recordFailedOpen()
+            throw error
+        }
+        counters.recordOpened()
         for channel in channels { try run("LISTEN", channel, on: fresh) }
         connection = fresh
         return fresh
@@ -63,12 +77,20 @@ public final class PGListener {
         do throws(StoreError) {
             _ = try connection.exec("\(command) \(try connection.escapeIdentifier(channel))")
         } catch {
-            if !connection.isOK { self.connection = nil }
+            if !connection.isOK, self.connection != nil {
+                self.connection = nil
+                counters.recordLost()
+                settings.lost(connection)
+            }
             throw error
         }
     }
 
     private func disconnect(_ reason: String) -> StoreError {
+        if let connection {
+            counters.recordLost()
+            settings.lost(connection)
+        }
         connection = nil
         return .unavailable("listener connection lost: \(reason)")
     }

@@ -2,7 +2,7 @@
 /// `.unavailable` and `.poolTimeout` to 503 and the constraint cases to conflicts.
 public enum StoreError: Error, Sendable, Equatable {
     /// The database cannot be reached or the connection broke (SQLSTATE class 08, 57P01–57P03,
-    /// 53300, or a libpq-level connection failure). Safe to report as 503.
+    /// 53300, 25006 from a standby, or a libpq-level connection failure). Safe to report as 503.
     case unavailable(String)
     /// Every pooled connection stayed busy for the whole checkout timeout.
     case poolTimeout
@@ -43,8 +43,10 @@ extension StoreError {
         case "23514": return .checkViolation(constraint: constraint)
         case "40001": return .serializationFailure
         case "40P01": return .deadlockDetected
-        // Server shutting down, crashed, starting up, or out of connection slots.
-        case "57P01", "57P02", "57P03", "53300": return .unavailable("\(sqlState): \(message)")
+        // Server shutting down, crashed, starting up, or out of connection slots; or one that only
+        // reads (25006: a standby, which a URL without target_session_attrs=read-write may reach),
+        // so the write waits for a primary as during a failover.
+        case "57P01", "57P02", "57P03", "53300", "25006": return .unavailable("\(sqlState): \(message)")
         default:
             if sqlState.hasPrefix("08") { return .unavailable("\(sqlState): \(message)") }
             return .queryFailed(sqlState: sqlState, message: message)

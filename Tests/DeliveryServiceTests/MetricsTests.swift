@@ -2,6 +2,7 @@
 import Foundation
 import HTTP
 import MLS
+import Store
 import XCTest
 
 /// `/metrics` against the running service: the text parses as Prometheus exposition format, and
@@ -83,15 +84,22 @@ final class MetricsTests: XCTestCase {
     }
 
     /// The gauges say what their sources say: a database that stopped answering pings is 0, and the
-    /// fan-out's backlog is its count.
+    /// fan-out's backlog is its count; the connection counters are per connection.
     func test_gauges_reportTheDatabaseAndTheFanOutBacklog() throws {
         let metrics = ServiceMetrics(nsids: [])
+        let pool = ConnectionCounters(), listener = ConnectionCounters()
         for (up, pending) in [(false, 7), (true, 0)] {
             metrics.setGauges(ServiceMetrics.Gauges(httpConnections: { 0 }, databasePool: { (4, 4) }, rateLimitKeys: { 0 },
-                                                    databaseUp: { up }, eventFanoutPending: { pending }))
+                                                    databaseUp: { up }, eventFanoutPending: { pending },
+                                                    connections: [("pool", pool), ("listener", listener)]))
             let samples = try Self.parse(metrics.render())
             XCTAssertEqual(samples["catbird_mls_database_up"], up ? 1 : 0)
             XCTAssertEqual(samples["catbird_mls_event_fanout_pending"], Double(pending))
+            for connection in ["pool", "listener"] {
+                for name in ["catbird_mls_db_reconnects_total", "catbird_mls_db_connections_lost_total", "catbird_mls_db_connect_failures_total"] {
+                    XCTAssertEqual(samples["\(name){connection=\"\(connection)\"}"], 0, "\(name) \(connection)")
+                }
+            }
         }
     }
 

@@ -142,6 +142,24 @@ final class XRPCPendingOutputTests: XCTestCase {
         XCTAssertEqual(metrics.requests(nsid: Self.nsid, status: 401), 1)
     }
 
+    /// A handler that answered 503 may have committed the token's record with its write although
+    /// its answer was lost (a failover): the record found afterwards is its own, and the 503 stands.
+    func testUnavailable_StaysUnavailable_WhenTheTokensRecordIsFoundAlready() {
+        let work = Work(), replays = Replays(), metrics = ServiceMetrics(nsids: [Self.nsid])
+        let router = router(work, replays: replays, metrics: metrics)
+        XCTAssertNoThrow(try replays.record(ReplayClaim(did: Self.alice, jti: "five", until: Date().addingTimeInterval(60))),
+                         "the record the lost commit made")
+        let answers = Answers()
+        XCTAssertNil(router.respond(to: request(jti: "five"), resumption: answers.resumption()))
+        XCTAssertEqual(work.started.wait(timeout: .now() + 10), .success)
+        work.finish(.failure(XRPCError.unavailable))
+        XCTAssertEqual(answers.arrived.wait(timeout: .now() + 10), .success)
+        let response = answers.list.withLock { $0[0] }
+        XCTAssertEqual(response.status, 503)
+        XCTAssertEqual(response.headers["Retry-After"], "1")
+        XCTAssertTrue(metrics.authFailures.snapshot.isEmpty, "no auth failure counted")
+    }
+
     func testWorkThatGoesOnAfterCompleting_DoesNotHoldItsAnswer() {
         // As sendMessage's batch leader: it completes its own message, then runs the lane's next
         // batches on the same thread. The answer must not wait for that.

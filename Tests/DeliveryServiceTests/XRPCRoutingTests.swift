@@ -7,6 +7,7 @@ final class XRPCRoutingTests: ServiceTestCase {
         let reply = try service.get(path: "/xrpc/_health")
         XCTAssertEqual(reply.status, 200)
         XCTAssertNotNil(reply.json["version"] as? String)
+        XCTAssertEqual(reply.json["database"] as? String, "primary")
     }
 
     func test_didDocument_hasMlsServiceEntry() throws {

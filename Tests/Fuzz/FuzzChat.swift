@@ -6,8 +6,8 @@
 // transcript, and its canonical body reads back as the same body.
 import ChatProtocol
 
-private let methods = ["sendMessage", "createConversation", "submitTransition", "enrollDevice", "acceptConversation",
-                       "requestLeave", "publishTyping", "acknowledgeWelcome"].map { "blue.catbird.chat." + $0 }
+/// Every method whose input is a signed request (every procedure with a JSON input).
+private let methods = ChatSchema.contract.methods.values.filter { $0.type == "procedure" && $0.input != nil }.map(\.nsid).sorted()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -8,7 +8,7 @@ final class HTTP2LifecycleTests: XCTestCase {
     func testNothingWaits_NothingIsDone() {
         XCTAssertEqual(lifecycle.tick(now: 0, waiting: false, streams: 0), [])
         XCTAssertEqual(lifecycle.phase, .idle)
-        XCTAssertNil(lifecycle.nextDeadline())
+        XCTAssertNil(lifecycle.nextDeadline(waiting: true))
     }
 
     func testARequest_Connects_Once() {
@@ -28,11 +28,12 @@ final class HTTP2LifecycleTests: XCTestCase {
             guard case .waiting(let until) = lifecycle.phase else { return XCTFail("\(lifecycle.phase)") }
             delays.append(until - now)
             XCTAssertEqual(lifecycle.tick(now: until - 0.01, waiting: true, streams: 0), [], "not before its time")
-            XCTAssertEqual(lifecycle.nextDeadline(), until)
+            XCTAssertEqual(lifecycle.nextDeadline(waiting: true), until)
             now = until
         }
         XCTAssertEqual(delays, [0.5, 1, 2, 4, 8, 16, 30, 30, 30])
-        // Nothing waiting: no reconnect even when the time comes.
+        // Nothing waiting: no reconnect even when the time comes, and nothing to wake up for.
+        XCTAssertNil(lifecycle.nextDeadline(waiting: false))
         XCTAssertEqual(lifecycle.tick(now: now + 100, waiting: false, streams: 0), [])
     }
 
@@ -56,13 +57,13 @@ final class HTTP2LifecycleTests: XCTestCase {
     func testAnIdleConnection_IsPinged_AndGivenUpWhenThePingGoesUnanswered() {
         _ = lifecycle.tick(now: 0, waiting: true, streams: 0)
         lifecycle.connected(now: 0)
-        XCTAssertEqual(lifecycle.nextDeadline(), 60)
+        XCTAssertEqual(lifecycle.nextDeadline(waiting: true), 60)
         XCTAssertEqual(lifecycle.tick(now: 59, waiting: false, streams: 0), [])
         lifecycle.heard(now: 30)
         XCTAssertEqual(lifecycle.tick(now: 60, waiting: false, streams: 0), [], "heard from 30 s ago")
         XCTAssertEqual(lifecycle.tick(now: 90, waiting: false, streams: 0), [.ping])
         XCTAssertEqual(lifecycle.tick(now: 95, waiting: false, streams: 0), [], "one ping at a time")
-        XCTAssertEqual(lifecycle.nextDeadline(), 100)
+        XCTAssertEqual(lifecycle.nextDeadline(waiting: true), 100)
         lifecycle.pingAcknowledged(now: 91)
         XCTAssertEqual(lifecycle.tick(now: 100, waiting: false, streams: 0), [])
         XCTAssertEqual(lifecycle.tick(now: 151, waiting: false, streams: 0), [.ping])

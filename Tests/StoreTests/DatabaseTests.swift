@@ -25,6 +25,76 @@ final class DatabaseTests: DatabaseTestCase {
         XCTAssertEqual(try custom.query("SELECT $1::text AS t", ["ß→✓"])[0].string("t"), "ß→✓")
     }
 
+    /// Every connection notices a peer that vanished without a reset (keepalives, tcp_user_timeout),
+    /// and the URL may say otherwise.
+    func test_deadPeerDefaults_areInEffect_andYieldToTheURL() throws {
+        let options = try db.withConnection { $0.raw.options }
+        for (key, value) in ConnectionSettings.deadPeerDefaults { XCTAssertEqual(options[key], value, key) }
+        XCTAssertEqual(options["keepalives_idle"], "5")
+        XCTAssertEqual(options["tcp_user_timeout"], "5000")
+        var pairs = try LibPQConnectionInfo.parse(try TestDatabase.baseURL())
+        pairs += [("keepalives_idle", "30"), ("tcp_user_timeout", "20000")]
+        let custom = try Database(url: LibPQConnectionInfo.keyValueString(pairs), poolSize: 1)
+        defer { custom.close() }
+        let customOptions = try custom.withConnection { $0.raw.options }
+        XCTAssertEqual(customOptions["keepalives_idle"], "30")
+        XCTAssertEqual(customOptions["tcp_user_timeout"], "20000")
+        XCTAssertEqual(customOptions["keepalives_count"], "3")
+    }
+
+    func test_serverRole_ofTheTestServer_isPrimary() throws {
+        XCTAssertEqual(try db.serverRole(), .primary)
+        let down = try Database(url: "postgresql://postgres@127.0.0.1:1/catbird?sslmode=disable", poolSize: 1)
+        guard case .unavailable = storeError({ try down.serverRole() }) else { return XCTFail("expected unavailable") }
+    }
+
+    /// A write refused as read-only (25006: a standby, or a session told to only read) is the
+    /// database being unavailable for writes, not a failed query.
+    func test_readOnlyTransaction_refusingAWrite_isUnavailable() throws {
+        guard case .unavailable(let message) = storeError({
+            try db.transaction { connection in
+                try connection.execute("SET TRANSACTION READ ONLY")
+                try connection.execute("CREATE TABLE read_only_probe (x int)")
+            }
+        }) else { return XCTFail("expected unavailable") }
+        XCTAssertTrue(message.hasPrefix("25006"), message)
+    }
+
+    /// Connections found dead are counted as lost, and the ones opened in their place as reconnects;
+    /// a first open or a failed one is neither.
+    func test_connectionCounters_countOpensLossesAndReconnects() throws {
+        let small = try fixture.makeDatabase(poolSize: 1)
+        defer { small.close() }
+        let pid = try small.query("SELECT pg_backend_pid() AS pid")[0].int32("pid")
+        XCTAssertEqual([small.connections.opened, small.connections.lost, small.connections.reconnects], [1, 0, 0])
+        try fixture.terminate([pid])
+        XCTAssertNotEqual(try small.query("SELECT pg_backend_pid() AS pid")[0].int32("pid"), pid)
+        XCTAssertEqual([small.connections.opened, small.connections.lost, small.connections.reconnects], [2, 1, 1])
+        XCTAssertEqual(try small.query("SELECT 1 AS one")[0].int("one"), 1)
+        XCTAssertEqual(small.connections.reconnects, 1, "a connection reused is no reconnect")
+
+        let down = try Database(url: "postgresql://postgres@127.0.0.1:1/catbird?sslmode=disable", poolSize: 1)
+        _ = storeError { try down.query("SELECT 1") }
+        XCTAssertEqual([down.connections.opened, down.connections.failedOpens, down.connections.reconnects], [0, 1, 0])
+    }
+
+    /// After one connection is lost, idle ones opened before it are not lent again: behind a server
+    /// that vanished without a reset, each would hold its next borrower for the dead-peer timeout.
+    func test_afterALoss_idleConnectionsOpenedBefore_areReplaced() throws {
+        let small = try fixture.makeDatabase(poolSize: 2)
+        defer { small.close() }
+        func twoAtOnce() throws -> [Int32] {
+            try small.withConnection { first in try small.withConnection { second in [first.backendProcessID, second.backendProcessID] } }
+        }
+        let before = try twoAtOnce()
+        // The pool lends its idle connections last in, first out: the outer one goes first.
+        try fixture.terminate([before[0]])
+        let after = try twoAtOnce()
+        XCTAssertTrue(Set(after).isDisjoint(with: before), "\(before), then \(after)")
+        XCTAssertEqual(small.connections.lost, 1, "the live one was replaced, not counted as lost")
+        XCTAssertEqual(try twoAtOnce().sorted(), after.sorted(), "connections opened after the loss are reused")
+    }
+
     func test_closedPort_failsFastWithUnavailable() throws {
         let down = try Database(url: "postgresql://postgres@127.0.0.1:1/catbird?sslmode=disable", poolSize: 2)
         guard case .unavailable = storeError({ try down.query("SELECT 1") }) else {

@@ -30,7 +30,8 @@ final class PGListenerTests: DatabaseTestCase {
     }
 
     func test_lostConnection_isReportedThenRestoredWithItsChannels() throws {
-        let listener = try PGListener(url: fixture.url)
+        let counters = ConnectionCounters()
+        let listener = try PGListener(url: fixture.url, counters: counters)
         defer { listener.close() }
         try listener.listen("fanout")
         let pid = try XCTUnwrap(listener.backendProcessID)
@@ -43,6 +44,7 @@ final class PGListenerTests: DatabaseTestCase {
         guard case .failure(.unavailable) = outcome else { return XCTFail("expected unavailable, got \(outcome)") }
         XCTAssertEqual(try listener.wait(timeout: 0), [], "reconnects")
         XCTAssertNotEqual(listener.backendProcessID, pid)
+        XCTAssertEqual([counters.opened, counters.lost, counters.reconnects], [2, 1, 1])
         try db.execute("SELECT pg_notify('fanout', 'back')")
         XCTAssertEqual(try waitForNotifications(listener, count: 1).map(\.payload), ["back"])
     }

@@ -17,6 +17,9 @@ public final class LoopbackHTTPServer: Sendable {
         case gated(Gate, [UInt8])
         /// These bytes after `seconds` (a directory that answers late, or after the client gave up).
         case delayed(Double, [UInt8])
+        /// What `answer` makes of the request target (path and query): a server with logic of its
+        /// own (`LoopbackPDS`).
+        case respond(@Sendable (_ target: String) -> [UInt8])
     }
 
     /// Holds `gated` replies until opened.
@@ -174,6 +177,8 @@ public final class LoopbackHTTPServer: Sendable {
         case .delayed(let seconds, let bytes)?:
             Thread.sleep(forTimeInterval: seconds)
             Self.write(bytes, on: connection)
+        case .respond(let answer)?:
+            Self.write(answer(path), on: connection)
         case nil:
             let notFound = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             _ = notFound.withCString { Glibc.send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL)) }

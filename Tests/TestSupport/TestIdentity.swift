@@ -2,11 +2,13 @@ import ATProto
 import Basics
 import Primitives
 
-/// A user for tests: a real signing key, a random did:plc, its DID document, and real service-auth
-/// tokens signed with the key.
+/// A user for tests: a real signing key, a random did:plc, its DID document (naming its PDS), and
+/// real service-auth tokens signed with the key.
 public struct TestIdentity: Sendable {
     public let did: DID
     public let key: ECDSAPrivateKey
+    /// The `#atproto_pds` endpoint its DID document names (a `LoopbackPDS` in tests that read its records).
+    public var pdsEndpoint = "https://pds.example.com"
 
     public init(curve: ECCurve = .secp256k1) {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567")
@@ -23,7 +25,7 @@ public struct TestIdentity: Sendable {
          "alsoKnownAs":["at://test.example.com"],
          "verificationMethod":[{"id":"\(id)#atproto","type":"Multikey","controller":"\(id)",
            "publicKeyMultibase":"\(Multikey.encode(publicKey: key.publicKey))"}],
-         "service":[{"id":"#atproto_pds","type":"AtprotoPersonalDataServer","serviceEndpoint":"https://pds.example.com"}]}
+         "service":[{"id":"#atproto_pds","type":"AtprotoPersonalDataServer","serviceEndpoint":"\(pdsEndpoint)"}]}
         """
     }
 

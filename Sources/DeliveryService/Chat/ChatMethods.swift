@@ -14,9 +14,13 @@ enum ChatMethods {
             CreateConversation.method(env), AcceptConversation.method(env),
             RequestLeafRecovery.method(env), CancelLeafRecovery.method(env), SubmitTransition.method(env),
             GetConversationState.method(env), AcknowledgeWelcome.method(env), RejectWelcome.method(env),
-            SendChatMessage.method(env), GetEntries.method(env),
+            SendChatMessage.method(env), PublishTyping.method(env), GetEntries.method(env),
             GetConversations.method(env), GetPendingWelcomes.method(env), GetLeafRecoveryInbox.method(env),
-            GetChatSubscriptionTicket.method(env),
+            GetChatSubscriptionTicket.method(env), UpdatePushToken.method(env),
+            RequestLeave.method(env), CancelLeave.method(env), RequestReset.method(env), ActivateReset.method(env),
+            CloseConversation.method(env),
+            PrepareBlobUpload.method(env), UploadChatBlob.method(env), GetChatBlob.method(env), DeleteBlob.method(env),
+            GetBlobUsage.method(env),
         ]
         let served = Set(methods.map(\.nsid)).union([subscribeEvents])
         for nsid in ChatSchema.contract.methods.keys.sorted() where !served.contains(nsid) {

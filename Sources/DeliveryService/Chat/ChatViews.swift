@@ -88,6 +88,24 @@ enum ChatViews {
         ])
     }
 
+    /// `#leaveRequestView` or `#resetRequestView`.
+    static func leaveRequest(_ request: ChatRequest) -> ChatValue {
+        var members: [String: ChatValue] = [
+            "conversationId": .uuid(request.conversationID), "requesterDid": .text(request.requesterDID),
+            "requesterDeviceId": .uuid(request.requesterDeviceID), "prior": request.prior.value, "status": .text(request.status),
+            "requestedAt": time(request.requestedAt), "expiresAt": time(request.expiresAt),
+        ]
+        switch request.kind {
+        case .leave: members["leaveRequestId"] = .uuid(request.id)
+        case .reset:
+            members["resetRequestId"] = .uuid(request.id)
+            members["reason"] = .text(request.reason ?? "")
+        }
+        return .object(members)
+    }
+
+    static func resetRequest(_ request: ChatRequest) -> ChatValue { leaveRequest(request) }
+
     static func welcome(_ welcome: ChatWelcome) -> ChatValue {
         .object([
             "welcomeId": .uuid(welcome.id), "conversationId": .uuid(welcome.conversationID),

@@ -67,6 +67,18 @@ struct SignedCall {
     /// stale attempt used is spent, defs `applicationSendBody`).
     func execute(_ verified: VerifiedSignedRequest, device: ChatDevice?, retiring: Set<ChatErrorCode> = [],
                  _ body: (ChatTransaction) throws -> [UInt8]) throws -> XRPCOutput {
+        try execute(verified, device: device, retiring: retiring, replay: nil) { tx in
+            let response = try body(tx)
+            return (response, response)
+        }
+    }
+
+    /// `execute` for an answer holding a secret the store keeps only hashed (prepareBlobUpload's
+    /// ticket): `body` returns the answer and what is recorded in its place, and an exact replay
+    /// is answered by `replay` instead of the record.
+    func execute(_ verified: VerifiedSignedRequest, device: ChatDevice?, retiring: Set<ChatErrorCode> = [],
+                 replay: ((ChatTransaction) throws -> [UInt8])?,
+                 _ body: (ChatTransaction) throws -> (answer: [UInt8], record: [UInt8])) throws -> XRPCOutput {
         guard let operation = request.operationID else { throw ChatRefusal(.invalidRequest, "the body has no operation id") }
         let kind = request.kind.rawValue
         let (status, response) = try env.store.chat { tx -> (Int, [UInt8]) in
@@ -76,14 +88,15 @@ struct SignedCall {
                 guard stored.requestDigest == request.requestDigest, stored.signature == request.signature else {
                     throw ChatRefusal(.idempotencyConflict, "this operation id was used for another request")
                 }
+                if let replay, stored.status == 200 { return (200, try replay(tx)) }
                 return (stored.status, stored.response)
             }
             try checkFreshness(at: tx.now)
             if let device { try requireDevice(device, in: tx) }
             do {
-                let response = try body(tx)
+                let (response, record) = try body(tx)
                 try tx.record(actor: caller, kind: kind, id: operation,
-                              ChatOperation(requestDigest: request.requestDigest, signature: request.signature, status: 200, response: response))
+                              ChatOperation(requestDigest: request.requestDigest, signature: request.signature, status: 200, response: record))
                 return (200, response)
             } catch let refusal as ChatRefusal where retiring.contains(refusal.code) {
                 let response = XRPCError(refusal).response.body

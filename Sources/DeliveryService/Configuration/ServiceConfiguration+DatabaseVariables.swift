@@ -6,8 +6,14 @@ extension ServiceConfiguration {
             default: .required(problem: "not set: a libpq connection string is required"), secret: true,
             example: "postgres://other.invalid/db",
             meaning: "libpq connection string (`postgres://user:password@host/db`, or `key=value` pairs). "
-                + "`make run` without it uses the checkout's own cluster. Never logged or echoed.",
-            guards: "A service started without its store. A 2xx means committed in this database."
+                + "`make run` without it uses the checkout's own cluster. Never logged or echoed. For a Patroni "
+                + "cluster name every node and `target_session_attrs=read-write` (`postgres://u:p@db1,db2,db3/db?"
+                + "target_session_attrs=read-write`): libpq keeps the one that takes writes. Unless the string "
+                + "sets them, connections use `connect_timeout=2` (per host), keepalives after 5 s idle every 1 s, "
+                + "3 probes, and `tcp_user_timeout=5000`.",
+            guards: "A service started without its store. A 2xx means committed in this database. A database "
+                + "host that vanished without a reset holding connections for minutes (docs/operations.md, "
+                + "\"High availability\")."
         ) { value, config throws(ConfigurationError) in
             if let url = value.string { config.database.url = url }
         },

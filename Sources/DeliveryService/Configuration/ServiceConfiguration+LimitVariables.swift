@@ -13,7 +13,8 @@ extension ServiceConfiguration {
             "BLOB_QUOTA_BYTES", .limits, default: .value("1073741824"), example: "10000",
             meaning: "Bytes of attachments one user may store (every upload counts, deduplicated or not); checked from "
                 + "the request head and again while the body streams (413 `QuotaExceeded`). One attachment is at most "
-                + "50 MiB.",
+                + "50 MiB. The chat contract's blobs count against the same quota, their reservations included, and "
+                + "prepareBlobUpload enforces at most the contract's 524288000 (`BlobQuotaExceeded`, docs/chat.md).",
             guards: "One account filling the disk with blobs."
         ) { value, config throws(ConfigurationError) in
             if let bytes = try value.integer(in: 0...Int(Int64.max)) { config.limits.blobQuotaBytes = Int64(bytes) }

@@ -46,6 +46,9 @@ final class EventHub: Sendable {
     /// Where followers that name a device are mirrored (push presence), when push runs.
     private let presence = Mutex<PushPresence?>(nil)
     static let relayChannel = "relay_events"
+    /// The listener connection's opens, losses and reconnects, across the listeners that follow
+    /// one another (`/metrics`).
+    let listenerConnections = ConnectionCounters()
 
     /// - Parameter onIdle: run on the fan-out thread about once a minute (expired-ticket cleanup).
     init(source: EventSource, maxSocketsPerUser: Int, log: Log, onIdle: @escaping @Sendable () -> Void = {}) {
@@ -190,7 +193,8 @@ final class EventHub: Sendable {
         var failures = 0
         while !stopped {
             do {
-                let listener = try PGListener(url: url)
+                let listener = try PGListener(url: url, connectTimeout: DatabaseSettings.connectTimeout,
+                                              counters: listenerConnections)
                 defer { listener.close() }
                 try listener.listen(channel)
                 try listener.listen(Self.relayChannel)

@@ -12,16 +12,13 @@ final class SubscriptionTicketStore: Sendable {
     }
 
     /// Records the ticket as used; false if it was used before. One statement, atomic across
-    /// nodes. Commits asynchronously like the replay store: losing a record needs a database
-    /// crash within the WAL writer's delay, and the ticket is dead 30 s later anyway.
+    /// nodes, committed synchronously like the replay store, so a used ticket stays used after a
+    /// crash or a failover.
     func consume(_ ticket: SubscriptionTicket) throws -> Bool {
-        let inserted = try database.transaction { connection in
-            try connection.execute("SET LOCAL synchronous_commit TO off")
-            return try connection.execute("""
-                INSERT INTO subscription_tickets (ticket_id, expires_at) VALUES ($1, $2)
-                ON CONFLICT (ticket_id) DO NOTHING
-                """, [ticket.id, ticket.expiresAt])
-        }
+        let inserted = try database.execute("""
+            INSERT INTO subscription_tickets (ticket_id, expires_at) VALUES ($1, $2)
+            ON CONFLICT (ticket_id) DO NOTHING
+            """, [ticket.id, ticket.expiresAt])
         return inserted == 1
     }
 

@@ -1,3 +1,4 @@
+import Store
 import Synchronization
 
 /// The service's counters for `GET /metrics`. Every label value is bounded: NSIDs from the route
@@ -7,21 +8,25 @@ public final class ServiceMetrics: Sendable {
         public var httpConnections: @Sendable () -> Int
         public var databasePool: @Sendable () -> (size: Int, inUse: Int)
         public var rateLimitKeys: @Sendable () -> Int
-        /// Whether the last database ping (HealthMonitor, once a second) succeeded.
+        /// Whether the health check (HealthMonitor, once a second) last reached a primary.
         public var databaseUp: @Sendable () -> Bool
         /// Conversations whose announced events the node's fan-out has not read yet (EventHub).
         public var eventFanoutPending: @Sendable () -> Int
+        /// The pool's and the LISTEN connection's opens, losses and reconnects.
+        public var connections: [(name: String, counters: ConnectionCounters)]
 
         public init(httpConnections: @escaping @Sendable () -> Int,
                     databasePool: @escaping @Sendable () -> (size: Int, inUse: Int),
                     rateLimitKeys: @escaping @Sendable () -> Int,
                     databaseUp: @escaping @Sendable () -> Bool,
-                    eventFanoutPending: @escaping @Sendable () -> Int) {
+                    eventFanoutPending: @escaping @Sendable () -> Int,
+                    connections: [(name: String, counters: ConnectionCounters)]) {
             self.httpConnections = httpConnections
             self.databasePool = databasePool
             self.rateLimitKeys = rateLimitKeys
             self.databaseUp = databaseUp
             self.eventFanoutPending = eventFanoutPending
+            self.connections = connections
         }
     }
 
@@ -106,10 +111,21 @@ public final class ServiceMetrics: Sendable {
             out.sample("catbird_mls_db_pool_in_use", [:], String(pool.inUse))
             out.header("catbird_mls_rate_limit_keys", "gauge", "Rate-limit buckets held in memory.")
             out.sample("catbird_mls_rate_limit_keys", [:], String(gauges.rateLimitKeys()))
-            out.header("catbird_mls_database_up", "gauge", "1 when the last database ping succeeded, else 0.")
+            out.header("catbird_mls_database_up", "gauge", "1 while the service reaches a primary (the health check's last answer, once a second), else 0.")
             out.sample("catbird_mls_database_up", [:], gauges.databaseUp() ? "1" : "0")
             out.header("catbird_mls_event_fanout_pending", "gauge", "Conversations with announced events not yet read for this node's subscribers.")
             out.sample("catbird_mls_event_fanout_pending", [:], String(gauges.eventFanoutPending()))
+            for (name, help, value) in [
+                ("catbird_mls_db_reconnects_total", "Database connections opened to replace a lost one, by connection (pool, listener).",
+                 \ConnectionCounters.reconnects),
+                ("catbird_mls_db_connections_lost_total", "Database connections that broke in use or were found closed, by connection.",
+                 \ConnectionCounters.lost),
+                ("catbird_mls_db_connect_failures_total", "Attempts to open a database connection that failed, by connection.",
+                 \ConnectionCounters.failedOpens),
+            ] as [(String, String, KeyPath<ConnectionCounters, UInt64>)] {
+                out.header(name, "counter", help)
+                for connection in gauges.connections { out.sample(name, ["connection": connection.name], connection.counters[keyPath: value]) }
+            }
         }
         return out.text
     }

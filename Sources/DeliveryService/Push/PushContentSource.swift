@@ -18,3 +18,13 @@ struct MLSPushContent: PushContentSource {
         try store.mlsPushContents(pushes, maxBytes: maxBytes)
     }
 }
+
+/// The chat contract's application messages (docs/chat.md, "Push"): the PrivateMessage of the entry.
+struct ChatPushContent: PushContentSource {
+    let store: DeliveryStore
+    var source: String { PushEvent.chatSource }
+
+    func contents(of pushes: [ClaimedPush], maxBytes: Int) throws -> [Int64: [UInt8]] {
+        try store.chatPushContents(pushes, maxBytes: maxBytes)
+    }
+}

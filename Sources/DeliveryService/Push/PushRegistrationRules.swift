@@ -67,11 +67,7 @@ struct PushRegistrationRules: Sendable {
         let address: PushAddress
         switch platform {
         case .ios:
-            guard input.pushToken.utf8.count % 2 == 0, let bytes = Hex.decode(input.pushToken.lowercased()),
-                  Self.apnsTokenBytes.contains(bytes.count) else {
-                throw Self.invalid("an APNs token is 8-200 bytes in hex")
-            }
-            address = PushAddress(platform: .ios, token: Hex.encode(bytes), environment: environment)
+            address = try Self.apns(input.pushToken, environment: environment)
         case .android:
             guard (1...Self.maxFCMToken).contains(input.pushToken.utf8.count), input.pushToken.utf8.allSatisfy(Self.isFCMTokenByte) else {
                 throw Self.invalid("an FCM token is 1-\(Self.maxFCMToken) characters of A-Z a-z 0-9 - _ : .")
@@ -85,6 +81,14 @@ struct PushRegistrationRules: Sendable {
             address = PushAddress(platform: .web, token: try checkedEndpoint(subscription.endpoint), webPush: keys)
         }
         return PushDeviceRegistration(did: caller, deviceID: deviceID, address: address, deviceName: input.deviceName)
+    }
+
+    /// An APNs device token as registered: hex (either case), 8-200 bytes, kept as lower-case hex.
+    static func apns(_ token: String, environment: PushEnvironment) throws(XRPCError) -> PushAddress {
+        guard token.utf8.count % 2 == 0, let bytes = Hex.decode(token.lowercased()), apnsTokenBytes.contains(bytes.count) else {
+            throw invalid("an APNs token is 8-200 bytes in hex")
+        }
+        return PushAddress(platform: .ios, token: Hex.encode(bytes), environment: environment)
     }
 
     private static func isFCMTokenByte(_ byte: UInt8) -> Bool {

@@ -17,6 +17,7 @@ public final class DeliveryServiceApp: Sendable {
     private let server: HTTPServer
     private let router: XRPCRouter
     private let monitor: HealthMonitor
+    /// Runs once a minute; tests run a pass with `runMaintenance()`.
     private let maintenance: MaintenanceJob
     private let retention: RetentionJob
     private let events: EventService
@@ -30,10 +31,12 @@ public final class DeliveryServiceApp: Sendable {
     /// The MQTT listener's broker, when it runs (tests).
     var relayBroker: RelayBroker? { relay }
 
-    public init(configuration: ServiceConfiguration) throws {
+    /// - Parameter clock: the chat contract's clock (lifetimes of tickets, sessions, blobs); tests move it.
+    public init(configuration: ServiceConfiguration, clock: @escaping @Sendable () -> Date = Date.init) throws {
         self.configuration = configuration
         log = Log(minimum: configuration.logLevel)
-        database = try Database(url: configuration.database.url, poolSize: configuration.database.poolSize)
+        database = try Database(url: configuration.database.url, poolSize: configuration.database.poolSize,
+                                connectTimeout: DatabaseSettings.connectTimeout)
         let applied = try Migrator(directory: URL(fileURLWithPath: configuration.database.migrationsDirectory)).migrate(database)
         for name in applied { log.info("migration applied", ["name": name]) }
 
@@ -49,9 +52,10 @@ public final class DeliveryServiceApp: Sendable {
         var storeConfiguration = configuration.limits.storeConfiguration
         storeConfiguration.pushEnabled = configuration.push.enabled
         let store = DeliveryStore(database: database, configuration: storeConfiguration)
-        maintenance = MaintenanceJob(store: store, replayStore: replayStore, log: log)
         let blobs = try BlobDirectory(root: configuration.blobDirectory)
         let reclaimer = BlobReclaimer(store: store, blobs: blobs, log: log)
+        maintenance = MaintenanceJob(store: store, replayStore: replayStore,
+                                     chatBlobs: ChatBlobExpiry(reclaimer: reclaimer, clock: clock), log: log)
         retention = RetentionJob(store: store, settings: configuration.retention, log: log,
                                  extraSteps: [BlobRetention(reclaimer: reclaimer, now: { Date() }),
                                               BlobFileSweep(reclaimer: reclaimer, now: { Date() })])
@@ -62,7 +66,10 @@ public final class DeliveryServiceApp: Sendable {
                                       serviceEndpoint: configuration.serviceEndpoint, log: log)
         self.events = events
         let chat = ChatEnvironment(store: store, log: log, limits: configuration.limits, cipherSuites: configuration.chatCipherSuites,
-                                   serviceEndpoint: configuration.serviceEndpoint, batching: configuration.messageBatching)
+                                   serviceEndpoint: configuration.serviceEndpoint, blobs: blobs,
+                                   relationships: RelationshipResolver(didResolver: resolver, settings: configuration.chatRelationships, log: log),
+                                   typing: configuration.chatTyping, maxPushDevices: configuration.push.maxDevicesPerUser,
+                                   batching: configuration.messageBatching, clock: clock)
         let chatHub = ChatEventHub(store: store, workers: events.workers, log: log)
         self.chatHub = chatHub
         let methods = DeliveryServiceMethods.all(environment)
@@ -73,11 +80,13 @@ public final class DeliveryServiceApp: Sendable {
                UnregisterDeviceToken.method(environment)]
         let metrics = ServiceMetrics(nsids: methods.map(\.nsid))
         let node = UUID().uuidString
-        push = try PushServices.dispatcher(settings: configuration.push, store: store, metrics: metrics.push, log: log, node: node)
+        push = try PushServices.dispatcher(settings: configuration.push, store: store, contentSources: [ChatPushContent(store: store)],
+                                           metrics: metrics.push, log: log, node: node)
         if let push {
             events.hub.onNews { push.nudge() }
             let presence = PushPresence(store: store, node: node, log: log)
             events.hub.mirrorPresence(to: presence)
+            chatHub.mirror(to: presence) { push.nudge() }
             pushPresence = presence
         } else {
             pushPresence = nil
@@ -135,7 +144,8 @@ public final class DeliveryServiceApp: Sendable {
             databasePool: { database.poolStats },
             rateLimitKeys: { rateLimits.keyCount },
             databaseUp: { monitor.isDatabaseHealthy },
-            eventFanoutPending: { hub.pendingCount }))
+            eventFanoutPending: { hub.pendingCount },
+            connections: [("pool", database.connections), ("listener", hub.listenerConnections)]))
     }
 
     public func start() throws {
@@ -155,6 +165,9 @@ public final class DeliveryServiceApp: Sendable {
         log.info("listening", ["host": configuration.http.host, "port": String(server.port)])
         if relay != nil { log.info("mqtt listening", ["host": configuration.http.host, "port": String(server.streamPort(0))]) }
     }
+
+    /// One pass of the maintenance job now (tests: what expired by the clock is removed).
+    func runMaintenance() { maintenance.runOnce() }
 
     /// The MQTT listener's bound port (MQTT_PORT, or the ephemeral one for 0); nil when it is off.
     public var mqttPort: Int? { relay == nil ? nil : server.streamPort(0) }

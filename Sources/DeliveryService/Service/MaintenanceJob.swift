@@ -4,19 +4,22 @@ import Foundation
 import Synchronization
 
 /// Deletes what has expired, once a minute on a thread of its own: replayed-token records past
-/// exp + skew, idempotency records past their lifetime, KeyPackages past their expiry.
+/// exp + skew, idempotency records past their lifetime, KeyPackages past their expiry, and the
+/// chat contract's blobs past theirs (`ChatBlobExpiry`).
 final class MaintenanceJob: Sendable {
     private let store: DeliveryStore
     private let replayStore: PostgresReplayStore
+    private let chatBlobs: ChatBlobExpiry?
     private let log: Log
     private let stopped = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let wake = DispatchSemaphore(value: 0)
 
-    init(store: DeliveryStore, replayStore: PostgresReplayStore, log: Log) {
+    init(store: DeliveryStore, replayStore: PostgresReplayStore, chatBlobs: ChatBlobExpiry? = nil, log: Log) {
         self.store = store
         self.replayStore = replayStore
+        self.chatBlobs = chatBlobs
         self.log = log
     }
 
@@ -51,9 +54,10 @@ final class MaintenanceJob: Sendable {
             let tokens = try replayStore.deleteExpired(now: Date())
             let records = try store.deleteExpiredIdempotencyRecords()
             let packages = try store.deleteExpiredKeyPackages()
-            if tokens + records + packages > 0 {
+            let blobs = try chatBlobs?.runOnce() ?? 0
+            if tokens + records + packages + blobs > 0 {
                 log.debug("expired rows deleted", ["tokens": String(tokens), "idempotency": String(records),
-                                                    "keyPackages": String(packages)])
+                                                    "keyPackages": String(packages), "chatBlobs": String(blobs)])
             }
         } catch {
             log.warning("maintenance pass failed", ["error": String(describing: type(of: error))])

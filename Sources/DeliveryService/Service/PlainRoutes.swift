@@ -4,17 +4,26 @@ import HTTP
 enum PlainRoutes {
     static let version = "0.1.0"
 
-    /// `GET /xrpc/_health` → `{"version": …}`; 503 when the database is down (API.md).
+    /// `GET /xrpc/_health` → `{"version": …, "database": "primary"}`; 503 with `database` saying
+    /// what the service reaches instead (`standby`, `unavailable`) while it has no primary (API.md).
     static func health(_ monitor: HealthMonitor) -> @Sendable (HTTPRequest) -> HTTPResponse {
-        let ok = JSONText.object(["version": version])
-        let down = JSONText.object(["version": version, "error": "DatabaseUnavailable",
-                                    "message": "the database does not answer"])
+        let ok = JSONText.object(["version": version, "database": HealthMonitor.DatabaseState.primary.name])
+        let standby = JSONText.object(["version": version, "database": HealthMonitor.DatabaseState.standby.name,
+                                       "error": "DatabaseUnavailable", "message": "the database reached is a standby: no writes"])
+        let down = JSONText.object(["version": version, "database": HealthMonitor.DatabaseState.unavailable.name,
+                                    "error": "DatabaseUnavailable", "message": "the database does not answer"])
         return { _ in
             var headers = HTTPHeaders()
             headers.add("Content-Type", "application/json")
-            return monitor.isDatabaseHealthy
-                ? HTTPResponse(status: 200, headers: headers, body: ok)
-                : HTTPResponse(status: 503, headers: headers, body: down)
+            switch monitor.databaseState {
+            case .primary: return HTTPResponse(status: 200, headers: headers, body: ok)
+            case .standby:
+                headers.add("Retry-After", "1")
+                return HTTPResponse(status: 503, headers: headers, body: standby)
+            case .unavailable:
+                headers.add("Retry-After", "1")
+                return HTTPResponse(status: 503, headers: headers, body: down)
+            }
         }
     }
 

@@ -15,21 +15,16 @@ public final class PostgresReplayStore: ReplayStore {
     /// One statement, atomic across nodes: a new pair is inserted; a pair whose row has expired
     /// (cleanup not yet run) is taken over; a live pair is left alone and reports a replay.
     ///
-    /// The insert commits asynchronously (`synchronous_commit = off`): every request writes one, and
-    /// waiting for its WAL flush would double the fsyncs of each write request. Other nodes see the
-    /// row as soon as it commits; only a database crash within the WAL writer's delay (well under a
-    /// second) could forget a record, and a token replayed across that window must still be within
-    /// its 60 s lifetime. User data is committed synchronously, as a 2xx promises.
+    /// The insert commits synchronously, like user data: on a synchronous standby too when the
+    /// cluster has one, so that a token used before a crash or a failover stays used after it
+    /// (docs/SECURITY.md, "Replay records and failover").
     public func remember(iss: String, jti: String, until: Date) throws -> Bool {
         let now = clock()
-        let affected = try database.transaction { connection in
-            try connection.execute("SET LOCAL synchronous_commit TO off")
-            return try connection.execute("""
-                INSERT INTO auth_replay (iss, jti, expires_at) VALUES ($1, $2, $3)
-                ON CONFLICT (iss, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at
-                WHERE auth_replay.expires_at < $4
-                """, [iss, jti, until, now])
-        }
+        let affected = try database.execute("""
+            INSERT INTO auth_replay (iss, jti, expires_at) VALUES ($1, $2, $3)
+            ON CONFLICT (iss, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at
+            WHERE auth_replay.expires_at < $4
+            """, [iss, jti, until, now])
         return affected == 1
     }
 

@@ -34,6 +34,10 @@ public struct ServiceConfiguration: Sendable {
     /// CHAT_CIPHER_SUITES: the MLS cipher suites chat conversations may use; the contract's
     /// X-Wing suite (0x004D) unless set.
     public var chatCipherSuites: Set<UInt16> = [0x004D]
+    /// CHAT_RELATIONSHIP_*: how relationship records are read (docs/chat.md).
+    public var chatRelationships = ChatRelationshipSettings()
+    /// CHAT_TYPING_*: how often typing events go out (docs/chat.md).
+    public var chatTyping = ChatTypingSettings()
     /// APNS_*, VAPID_*, FCM_*, PUSH_*: push to devices without a socket (docs/push.md).
     public var push = PushSettings()
     /// MQTT_*: the listener's limits (docs/SECURITY.md, "The MQTT listener").
@@ -52,6 +56,11 @@ public struct DatabaseSettings: Sendable, Equatable {
     public var poolSize = 16
     /// Where `NNNN_name.sql` files are applied from.
     public var migrationsDirectory = "migrations"
+
+    /// Seconds a new connection waits for each host of the URL, libpq's least (the URL's own
+    /// `connect_timeout` wins): with several hosts (docs/operations.md, "High availability") a
+    /// host that does not answer costs each new connection this long before the next is tried.
+    public static let connectTimeout: Double = 2
 
     public init() {}
 }

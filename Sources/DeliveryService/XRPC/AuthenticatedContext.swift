@@ -52,6 +52,13 @@ public struct AuthenticatedContext: Sendable {
         resumption.runBlocking(job)
     }
 
+    /// Queues `job`, which may block, on the worker pool from any thread (at once where the request
+    /// cannot be set aside): the rest of a pending output whose wait ended on another thread.
+    public func submit(_ job: @escaping @Sendable () -> Void) {
+        guard let resumption else { return job() }
+        resumption.submit(job)
+    }
+
     /// The output of `body`, which may block: computed now on a worker, or on the worker pool
     /// (a pending output) from an I/O thread.
     public func blocking(_ body: @escaping @Sendable () throws -> XRPCOutput) throws -> XRPCOutput {
@@ -209,12 +216,17 @@ struct ServiceAuth: XRPCMiddleware {
             var result = result
             result.caller = caller
             // A token the handler did not record (it failed before its transaction committed) is
-            // recorded now, and a replay answers 401 whatever the handler said.
+            // recorded now, and a replay answers 401 whatever the handler said; except a 503: the
+            // handler's transaction may have committed, the token's record with it, while its answer
+            // was lost (a connection cut by a failover), and the record found now is then its own.
+            // The 503 stands and the client retries (its msgId or idempotency key gets it the first
+            // answer); a true replay stored and read nothing, as the handler's record refused it.
             guard !replay.isSettled else { return result }
             do throws(AuthError) {
                 try checks.record(claim)
                 return result
             } catch {
+                if result.response.status == 503 { return result }
                 let refusal = XRPCError(error)
                 metrics?.authFailures.increment(refusal.name.rawValue)
                 return XRPCResult(refusal)

@@ -42,7 +42,8 @@ public struct XRPCError: Error, Sendable, Equatable {
 
     /// A refusal of the chat contract, with the status its code travels with (CHAT.md §1.3).
     public init(_ refusal: ChatRefusal) {
-        self.init(refusal.code.status, XRPCErrorName(chat: refusal.code), refusal.message)
+        self.init(refusal.code.status, XRPCErrorName(chat: refusal.code), refusal.message,
+                  headers: refusal.retryAfter.map { [("Retry-After", String(max(1, $0)))] } ?? [])
     }
 
     /// The HTTP response carrying this error.

@@ -174,6 +174,9 @@ extension ChatTransaction {
             UPDATE chat_recoveries SET status = 'cancelled', reservation_status = 'released'
             WHERE requester_did = $1 AND requester_device_id = $2 AND status = 'open'
             """, [did, device])
+        // Its push registration (updatePushToken) and pending pushes go with it.
+        try connection.execute("DELETE FROM push_devices WHERE did = $1 AND device_id = $2", [did, device.description])
+        try connection.execute("DELETE FROM push_outbox WHERE did = $1 AND device_id = $2", [did, device.description])
         // Its open event streams close on every node (ChatEventHub).
         try connection.execute("SELECT pg_notify('chat_revocations', $1)", ["\(did) \(device)"])
     }

@@ -11,6 +11,8 @@ public enum ChatEventAudience: Sendable {
     case participants(conversation: ChatUUID)
     /// One device.
     case device(did: String, device: ChatUUID)
+    /// Every active device of an account (one that is no longer a participant).
+    case account(did: String)
 }
 
 /// The events of one transaction, written at its end with consecutive positions taken under the
@@ -55,6 +57,11 @@ extension ChatTransaction {
                     SELECT $1, $2, $3, $4, $5 WHERE EXISTS
                         (SELECT 1 FROM chat_devices WHERE user_did = $1 AND device_id = $2 AND status = 'active')
                     """, [did, device, position, payload, now])
+            case .account(let did):
+                try connection.execute("""
+                    INSERT INTO chat_device_events (user_did, device_id, position, payload, created_at)
+                    SELECT user_did, device_id, $2, $3, $4 FROM chat_devices WHERE user_did = $1 AND status = 'active'
+                    """, [did, position, payload, now])
             }
         }
         try connection.execute("SELECT pg_notify('chat_events', $1)", [String(head)])

@@ -90,7 +90,8 @@ extension DeliveryStore {
             PGArray(batch.map { $0.replay?.iss }), PGArray(batch.map { $0.replay?.jti }), PGArray(batch.map { $0.replay?.until }),
             PGArray(batch.map(\.signedAt)),
         ]
-        let statements = [PGStatement(ChatMessageBatchSQL.lock, [conversations]), PGStatement(ChatMessageBatchSQL.append, parameters)]
+        let statements = [PGStatement(ChatMessageBatchSQL.lock, [conversations]),
+                          PGStatement(ChatMessageBatchSQL.append(pushing: configuration.pushEnabled), parameters)]
         let announce = PGStatement(ChatMessageBatchSQL.announce, [])
         let committed: PipelinedCommit
         do {

@@ -23,8 +23,14 @@ enum ChatMessageBatchSQL {
     /// state version, group id, epoch, GroupContext hash, confirmation tag), `$15` the signed request
     /// as JSON, `$16` the entry's id, `$17` the response up to the receivedAt value, `$18` the stored
     /// answer of a stale attempt, `$19` the messageAvailableEvent's DAG-CBOR after its seq, `$20`–`$22`
-    /// the token (iss, jti, end), `$23` signedAt.
-    static let append = """
+    /// the token (iss, jti, end), `$23` signedAt. With `pushing`, the outbox rows of the messages'
+    /// recipients too (`ChatPushSQL.batchStep`).
+    static func append(pushing: Bool) -> String { pushing ? appendPushing : appendOnly }
+
+    private static let appendOnly = append(pushStep: "")
+    private static let appendPushing = append(pushStep: ChatPushSQL.batchStep)
+
+    private static func append(pushStep: String) -> String { """
         WITH input AS (
             SELECT * FROM unnest($1::bytea[], $2::text[], $3::bytea[], $4::text[], $5::int8[], $6::bytea[], $7::bytea[],
                                  $8::bytea[], $9::int8[], $10::int8[], $11::bytea[], $12::int8[], $13::bytea[], $14::bytea[],
@@ -102,6 +108,7 @@ enum ChatMessageBatchSQL {
             FROM outcome WHERE status = 'staleCoordinates'
             RETURNING operation_id
         ),
+        \(pushStep)
         -- The event head is taken last, so that its lock is held from here to the commit only.
         head AS (
             UPDATE chat_event_head SET position = position + (SELECT count(*) FROM accepted)
@@ -125,6 +132,7 @@ enum ChatMessageBatchSQL {
         FROM outcome o LEFT JOIN answered a ON a.ord = o.ord
         ORDER BY o.ord
         """
+    }
 
     static func outcome(_ row: PGRow) throws -> ChatBatchedOutcome {
         let status = try row.string("status")

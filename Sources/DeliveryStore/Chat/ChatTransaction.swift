@@ -12,10 +12,13 @@ public struct ChatTransaction {
     let events: ChatEventBuffer
     /// The transaction's one time, for every row it writes.
     public let now: Date
+    /// Whether a push platform is configured: the outbox is written only then (docs/push.md).
+    let pushEnabled: Bool
 
-    init(connection: PGConnection, now: Date) {
+    init(connection: PGConnection, now: Date, pushEnabled: Bool = false) {
         self.connection = connection
         self.now = now
+        self.pushEnabled = pushEnabled
         events = ChatEventBuffer()
     }
 }
@@ -27,7 +30,7 @@ extension DeliveryStore {
     public func chat<T>(_ body: (ChatTransaction) throws -> T) throws -> T {
         do {
             return try database.transaction { connection in
-                let transaction = ChatTransaction(connection: connection, now: Date())
+                let transaction = ChatTransaction(connection: connection, now: Date(), pushEnabled: configuration.pushEnabled)
                 let result = try body(transaction)
                 try transaction.flushEvents()
                 return result

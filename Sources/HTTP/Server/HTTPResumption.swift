@@ -13,24 +13,31 @@ public final class HTTPResumption: Sendable {
     public let attempt: Int
     private let again: @Sendable () -> Void
     private let answer: @Sendable (HTTPResponse) -> Void
-    /// The worker pool, for `runBlocking` from an I/O thread.
+    /// The worker pool the request runs on.
     private let workers: WorkerPool?
+    /// True while the responder runs on an I/O thread, where nothing may block.
+    public let isOnIOThread: Bool
     private let resumed = Atomic<Bool>(false)
 
     init(attempt: Int, again: @escaping @Sendable () -> Void, answer: @escaping @Sendable (HTTPResponse) -> Void,
-         onIOThreadOf workers: WorkerPool? = nil) {
+         workers: WorkerPool? = nil, onIOThread: Bool = false) {
         self.attempt = attempt
         self.again = again
         self.answer = answer
         self.workers = workers
+        isOnIOThread = onIOThread && workers != nil
     }
-
-    /// True while the responder runs on an I/O thread, where nothing may block.
-    public var isOnIOThread: Bool { workers != nil }
 
     /// Runs `job`, which may block (database, network), where blocking is allowed: at once on a
     /// worker, or queued on the worker pool from an I/O thread.
     public func runBlocking(_ job: @escaping @Sendable () -> Void) {
+        guard isOnIOThread, let workers else { return job() }
+        workers.submit(job)
+    }
+
+    /// Queues `job` on the worker pool, from any thread: the rest of a request whose handler waited,
+    /// holding no worker, for something another thread fetched (a pending output).
+    public func submit(_ job: @escaping @Sendable () -> Void) {
         guard let workers else { return job() }
         workers.submit(job)
     }

@@ -288,7 +288,7 @@ final class IOLoop {
                                 _ answer: @escaping @Sendable (HTTPResumption) -> Completion.Payload?,
                                 deliver: @escaping @Sendable (Completion.Payload) -> Void) {
         let resumption = HTTPResumption(attempt: attempt, again: { run(attempt: attempt + 1, on: workers, answer, deliver: deliver) },
-                                        answer: { deliver(.response($0)) }, onIOThreadOf: onIOThread ? workers : nil)
+                                        answer: { deliver(.response($0)) }, workers: workers, onIOThread: onIOThread)
         if let payload = answer(resumption) { deliver(payload) }
     }
 

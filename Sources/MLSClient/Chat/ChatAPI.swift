@@ -44,7 +44,7 @@ public struct ChatAPI: Sendable {
         return try answer(nsid, XRPCRequest(nsid: nsid, kind: .query, parameters: parameters))
     }
 
-    private func answer(_ nsid: String, _ request: XRPCRequest) throws -> ChatValue {
+    func answer(_ nsid: String, _ request: XRPCRequest) throws -> ChatValue {
         let response = try client.sendBlocking(request, token: try token(nsid))
         guard let output = projection.schema.method(nsid)?.output else { return .object([:]) }
         capture?.xrpc(nsid, part: "output", json: response.body)

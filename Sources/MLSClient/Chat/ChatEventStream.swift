@@ -7,7 +7,8 @@ import Primitives
 /// A client of `blue.catbird.chat.subscribeEvents` (CHAT.md §3): the upgrade with a ticket and
 /// cursor, then binary messages of two DAG-CBOR maps each, the header and the envelope, read back
 /// against the contract (`#subscriptionMessage`). It checks the cursor chain as the app does: each
-/// envelope's `previousCursor` is the cursor before it.
+/// envelope's `previousCursor` is the cursor before it. Typing events (`#typingEvent` frames) come
+/// between envelopes, outside the chain, and are handed to the caller too.
 public final class ChatEventStream {
     public enum StreamError: Error, CustomStringConvertible {
         case refused(status: Int, body: String)
@@ -23,12 +24,21 @@ public final class ChatEventStream {
         }
     }
 
-    /// One event of the stream.
+    /// One message of the stream.
     public struct Event: Sendable {
+        public enum Kind: Sendable, Equatable {
+            /// An `#eventEnvelope`: a durable event of the chain.
+            case envelope
+            /// A `#typingEvent`: ephemeral, no cursor (`cursor` and `previousCursor` are the stream's, unchanged).
+            case typing
+        }
+
+        public let kind: Kind
         public let cursor: String
         public let previousCursor: String
-        /// The `#protocolEventPayload` member, `$type` included.
+        /// The `#protocolEventPayload` member, or the `#typingEvent`, `$type` included.
         public let payload: ChatValue
+        /// The envelope, or the typing event, as received (`$type` from the frame's header).
         public let envelope: ChatValue
     }
 
@@ -77,8 +87,8 @@ public final class ChatEventStream {
         }
     }
 
-    /// The next event, waiting at most `timeout` seconds (`HTTPClientError.timeout` then). Pings
-    /// are answered; a typing event is returned as an event without a cursor change.
+    /// The next message, waiting at most `timeout` seconds (`HTTPClientError.timeout` then). Pings
+    /// are answered; a typing event is returned as an event of kind `.typing`, without a cursor change.
     public func next(timeout: Double = 10) throws -> Event {
         while true {
             let (consumed, frame) = try buffer.withUnsafeBytes { try parser.parse($0) }
@@ -102,7 +112,15 @@ public final class ChatEventStream {
     private func event(_ message: [UInt8]) throws -> Event {
         let items = try DAGCBOR.decodeSequence(message, maxItems: 2)
         guard items.count == 2, items[0]["op"] == .unsigned(1), case .text(let type)? = items[0]["t"],
-              type == ChatSchema.typePrefix + "eventEnvelope" else { throw StreamError.malformed("header \(items.first.map { "\($0)" } ?? "")") }
+              type == ChatSchema.typePrefix + "eventEnvelope" || type == ChatSchema.typePrefix + "typingEvent" else {
+            throw StreamError.malformed("header \(items.first.map { "\($0)" } ?? "")")
+        }
+        if type == ChatSchema.typePrefix + "typingEvent" {
+            var typing = try ChatProjection().project(cbor: items[1], as: .ref("typingEvent"), form: .data)
+            if case .object(var members) = typing { members["$type"] = .text(type); typing = .object(members) }
+            capture?.message(typing)
+            return Event(kind: .typing, cursor: cursor, previousCursor: cursor, payload: typing, envelope: typing)
+        }
         let envelope = try ChatProjection().project(cbor: items[1], as: .ref("eventEnvelope"), form: .data)
         guard let previous = envelope["previousCursor"]?.text, let next = envelope["cursor"]?.text, let payload = envelope["payload"] else {
             throw StreamError.malformed("envelope")
@@ -114,6 +132,6 @@ public final class ChatEventStream {
         var message = envelope
         if case .object(var members) = message { members["$type"] = .text(type); message = .object(members) }
         capture?.message(message)
-        return Event(cursor: next, previousCursor: previous, payload: payload, envelope: envelope)
+        return Event(kind: .envelope, cursor: next, previousCursor: previous, payload: payload, envelope: envelope)
     }
 }

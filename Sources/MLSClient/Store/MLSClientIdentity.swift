@@ -84,10 +84,12 @@ public struct MLSClientIdentity: Codable, Sendable, Equatable {
         return externalToken.map(MLSTokenProviders.fixed)
     }
 
-    /// The DID document a PLC directory serves for this identity (the key as `#atproto` Multikey).
-    public func didDocument(serviceEndpoint: String = "http://127.0.0.1") throws(MLSClientError) -> String {
+    /// The DID document a PLC directory serves for this identity (the key as `#atproto` Multikey),
+    /// naming `pds` as its `#atproto_pds` when given. A development identity has no PDS: the
+    /// service then finds no public records of it (no blocks, no chat policy).
+    public func didDocument(pds: String? = nil) throws(MLSClientError) -> String {
         guard let key = try atprotoKey() else { throw .invalidArgument("an identity with an external token has no local key") }
-        let document: [String: Any] = [
+        var document: [String: Any] = [
             "@context": ["https://www.w3.org/ns/did/v1", "https://w3id.org/security/multikey/v1"],
             "id": did,
             "alsoKnownAs": [] as [String],
@@ -95,8 +97,8 @@ public struct MLSClientIdentity: Codable, Sendable, Equatable {
                 "id": did + "#atproto", "type": "Multikey", "controller": did,
                 "publicKeyMultibase": Multikey.encode(publicKey: key.publicKey),
             ]],
-            "service": [["id": "#atproto_pds", "type": "AtprotoPersonalDataServer", "serviceEndpoint": serviceEndpoint]],
         ]
+        if let pds { document["service"] = [["id": "#atproto_pds", "type": "AtprotoPersonalDataServer", "serviceEndpoint": pds]] }
         guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]) else {
             throw .storage("cannot encode the DID document")
         }

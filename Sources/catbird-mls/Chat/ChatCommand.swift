@@ -7,7 +7,7 @@ import MLSClient
 /// `chat`: the `blue.catbird.chat.*` contract (docs/chat.md), the one the Catbird app calls.
 struct Chat: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The chat contract (blue.catbird.chat.*): devices, signed requests, conversations, entries, events.",
+        abstract: "The chat contract (blue.catbird.chat.*): devices, conversations, messages, photos, typing, leaving, roles, title, reset, close, events.",
         discussion: """
         A user (init) may hold several chat devices in --dir, each named by --device: its Ed25519 key in \
         DIR/chat/NAME/device.json and its MLS state in DIR/chat/NAME/state.json (0600), saved after every \
@@ -16,7 +16,10 @@ struct Chat: ParsableCommand {
         """,
         subcommands: [
             ChatEnroll.self, ChatDevices.self, ChatRevoke.self, ChatCreate.self, ChatAccept.self, ChatRequestLeaf.self,
-            ChatFulfil.self, ChatJoin.self, ChatSend.self, ChatRead.self, ChatWatch.self,
+            ChatFulfil.self, ChatJoin.self, ChatSend.self, ChatRead.self, ChatWatch.self, ChatState.self, ChatList.self,
+            ChatLeave.self, ChatCancelLeave.self, ChatFulfilLeave.self, ChatRemoveDevice.self, ChatInvite.self, ChatUninvite.self,
+            ChatPromote.self, ChatDemote.self, ChatRename.self, ChatRequestReset.self, ChatActivateReset.self, ChatClose.self,
+            ChatSendImage.self, ChatGetBlob.self, ChatSetAvatar.self, ChatAvatar.self, ChatTyping.self, ChatEntries.self,
         ])
 }
 
@@ -79,6 +82,29 @@ struct ChatOptions: ParsableArguments {
     static func conversation(_ text: String) throws -> ChatUUID {
         guard let id = ChatUUID(text) else { throw ValidationError("not a conversation id (a lowercase UUID): \(text)") }
         return id
+    }
+
+    /// The conversations `client` holds a leaf in whose interval has not ended (or just `only`).
+    static func held(_ client: ChatClient, only: ChatUUID?) -> [ChatUUID] {
+        client.conversations.filter { $0.value.ended == nil && (only == nil || only == $0.key) }.keys.sorted()
+    }
+
+    /// Fulfils each request with `act`, printing "DONE WHAT (seq N)" or "could not FAILED WHAT: why";
+    /// returns how many failed (the command then fails).
+    static func fulfilEach(_ requests: [ChatValue], none: String, done: String, failed: String,
+                           describe: (ChatValue) -> String, _ act: (ChatValue) throws -> ChatValue) -> Int {
+        if requests.isEmpty { Output.line(none) }
+        var failures = 0
+        for request in requests {
+            do {
+                let output = try act(request)
+                Output.line("\(done) \(describe(request)) (seq \(output["entry"]?["seq"]?.integer ?? 0))")
+            } catch {
+                failures += 1
+                Output.line("could not \(failed) \(describe(request)): \(error)")
+            }
+        }
+        return failures
     }
 
     /// A value as the contract's JSON, for --json.

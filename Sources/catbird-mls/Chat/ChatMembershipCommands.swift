@@ -46,19 +46,24 @@ struct ChatAccept: ParsableCommand {
     }
 }
 
-/// `chat request-leaf` (requestLeafRecovery, kind add).
+/// `chat request-leaf` (requestLeafRecovery, kind add or replace).
 struct ChatRequestLeaf: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "request-leaf", abstract: "Ask for a leaf in a conversation this account takes part in (a new device of a member).")
+        commandName: "request-leaf",
+        abstract: "Ask for a leaf in a conversation this account takes part in (a new device, or every device after a reset).",
+        discussion: "With --replace, a device that holds a leaf it can no longer use asks for a new one in its place.")
 
     @OptionGroup var options: ChatOptions
 
     @Argument(help: "Conversation id.")
     var convo: String
 
+    @Flag(help: "Replace this device's current leaf (kind replace) rather than add one.")
+    var replace = false
+
     func run() throws {
         let id = try ChatOptions.conversation(convo)
-        let recovery = try options.withClient { try $0.requestLeaf(id) }
+        let recovery = try options.withClient { try $0.requestLeaf(id, kind: replace ? .replace : .add) }
         ChatRecoveryOutput.print(recovery, options: options)
     }
 }
@@ -86,23 +91,13 @@ struct ChatFulfil: ParsableCommand {
         let failures = try options.withClient { client in
             let open = try client.inventory().recoveries.filter { recovery in
                 guard recovery["status"]?.text == "open", let id = recovery["conversationId"]?.uuid else { return false }
-                return client.conversations[id] != nil && (only == nil || only == id)
+                return ChatOptions.held(client, only: only).contains(id)
                     && recovery["requesterDeviceId"]?.uuid != client.device.deviceID
             }
-            if open.isEmpty { Output.line("no open recovery request") }
-            var failures = 0
-            for recovery in open {
-                let who = "\(recovery["requesterDid"]?.text ?? "?") device \(recovery["requesterDeviceId"]?.uuid?.description ?? "?")"
-                let conversation = recovery["conversationId"]?.uuid?.description ?? "?"
-                do {
-                    let output = try client.fulfil(recovery)
-                    Output.line("added \(who) to \(conversation) (seq \(output["entry"]?["seq"]?.integer ?? 0))")
-                } catch {
-                    failures += 1
-                    Output.line("could not add \(who) to \(conversation): \(error)")
-                }
-            }
-            return failures
+            return ChatOptions.fulfilEach(open, none: "no open recovery request", done: "added", failed: "add", describe: { recovery in
+                "\(recovery["requesterDid"]?.text ?? "?") device \(recovery["requesterDeviceId"]?.uuid?.description ?? "?") "
+                    + "to \(recovery["conversationId"]?.uuid?.description ?? "?")"
+            }, client.fulfil)
         }
         if failures > 0 { throw ExitCode.failure }
     }

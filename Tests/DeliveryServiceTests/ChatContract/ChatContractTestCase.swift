@@ -11,20 +11,23 @@ import XCTest
 class ChatContractTestCase: ServiceTestCase {
     /// A device of a new or given account.
     func device(of identity: TestIdentity? = nil, capture: ChatCapture? = nil) throws -> (ChatClient, TestIdentity) {
-        let service = try service
-        let identity = identity ?? service.makeUser()
-        let audience = ServiceHarness.serviceDID + "#atproto_mls"
-        let api = ChatAPI(client: MLSAPIClient(configuration: .init(baseURL: service.baseURL, serviceDID: audience), tokenProvider: nil), capture: capture) { nsid in
-            identity.token(audience: audience, nsid: nsid)
-        }
-        return (ChatClient(device: try ChatDeviceKey(did: identity.did), api: api), identity)
+        try service.chatDevice(of: identity, capture: capture)
     }
 
     /// An enrolled device.
     func enrolled(_ identity: TestIdentity? = nil, packages: Int = 3, capture: ChatCapture? = nil) throws -> (ChatClient, TestIdentity) {
-        let (client, identity) = try device(of: identity, capture: capture)
-        try client.enroll(packages: packages)
-        return (client, identity)
+        try service.enrolledChatDevice(identity, packages: packages, capture: capture)
+    }
+
+    /// alice's device in a group where bob's device holds a leaf too.
+    func pairWithIdentity() throws -> (alice: ChatClient, bob: ChatClient, bobIdentity: TestIdentity, conversation: ChatUUID) {
+        let (alice, _) = try enrolled()
+        let (bob, bobIdentity) = try enrolled()
+        let (conversation, _) = try alice.create(inviting: [bobIdentity.did.rawValue])
+        try bob.accept(conversation)
+        try alice.fulfil(try recovery(for: bob, in: conversation, seenBy: alice))
+        try join(bob)
+        return (alice, bob, bobIdentity, conversation)
     }
 
     /// The open recovery request of `requester` in `conversation`, as `fulfiller` finds it in its inbox.
@@ -64,5 +67,24 @@ class ChatContractTestCase: ServiceTestCase {
         let database = try Database(url: try service.databaseURL, poolSize: 1)
         defer { database.close() }
         return try database.transaction { try $0.query("SELECT count(*) AS n FROM \(table)").first!.int("n") }
+    }
+}
+
+extension ServiceHarness {
+    /// A chat device of a new or given account, calling this service.
+    func chatDevice(of identity: TestIdentity? = nil, capture: ChatCapture? = nil) throws -> (ChatClient, TestIdentity) {
+        let identity = identity ?? makeUser()
+        let audience = ServiceHarness.serviceDID + "#atproto_mls"
+        let api = ChatAPI(client: MLSAPIClient(configuration: .init(baseURL: baseURL, serviceDID: audience), tokenProvider: nil), capture: capture) { nsid in
+            identity.token(audience: audience, nsid: nsid)
+        }
+        return (ChatClient(device: try ChatDeviceKey(did: identity.did), api: api), identity)
+    }
+
+    /// An enrolled chat device.
+    func enrolledChatDevice(_ identity: TestIdentity? = nil, packages: Int = 3, capture: ChatCapture? = nil) throws -> (ChatClient, TestIdentity) {
+        let (client, identity) = try chatDevice(of: identity, capture: capture)
+        try client.enroll(packages: packages)
+        return (client, identity)
     }
 }

@@ -15,16 +15,6 @@ final class ChatHostileInputTests: ChatContractTestCase {
         return (alice, bob, conversation)
     }
 
-    func pairWithIdentity() throws -> (alice: ChatClient, bob: ChatClient, bobIdentity: TestIdentity, conversation: ChatUUID) {
-        let (alice, _) = try enrolled()
-        let (bob, bobIdentity) = try enrolled()
-        let (conversation, _) = try alice.create(inviting: [bobIdentity.did.rawValue])
-        try bob.accept(conversation)
-        try alice.fulfil(try recovery(for: bob, in: conversation, seenBy: alice))
-        try join(bob)
-        return (alice, bob, bobIdentity, conversation)
-    }
-
     /// A sendMessage body of `client` for `conversation` at its current coordinates.
     func sendBody(_ client: ChatClient, _ conversation: ChatUUID, messageID: ChatUUID = .random(),
                   prior: ConversationCoordinates? = nil) throws -> ChatValue {

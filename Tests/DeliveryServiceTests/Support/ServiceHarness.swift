@@ -8,12 +8,15 @@ import TestSupport
 import XCTest
 
 /// The real service for integration tests: a fresh PostgreSQL database (created on the server of
-/// DATABASE_URL, dropped afterwards), a loopback PLC directory, and the HTTP server on an ephemeral
-/// port. Tests talk to it over sockets with real service-auth tokens.
+/// DATABASE_URL, dropped afterwards), a loopback PLC directory, a loopback PDS holding every test
+/// user's public records (none unless a test adds some), and the HTTP server on an ephemeral port.
+/// Tests talk to it over sockets with real service-auth tokens.
 final class ServiceHarness {
     static let serviceDID = "did:web:mls.test"
 
     let plc: LoopbackHTTPServer
+    /// Where every user `makeUser` makes keeps its records (blocks, follows, chat policy).
+    let pds: LoopbackPDS
     let app: DeliveryServiceApp
     /// The service's own database (`TestDatabase`, scope `.database`).
     let namespace: TestDatabase
@@ -28,9 +31,12 @@ final class ServiceHarness {
 
     /// - Parameter server: the PostgreSQL server to create the database on; DATABASE_URL's by default.
     /// - Parameter limits: replaces the service's `ServiceLimits` (which no variable sets), e.g. a small member cap.
-    init(environment extra: [String: String] = [:], server: String? = nil, limits: ServiceLimits? = nil) throws {
+    /// - Parameter clock: the chat contract's clock (`TestClock` to let lifetimes pass without waiting).
+    init(environment extra: [String: String] = [:], server: String? = nil, limits: ServiceLimits? = nil,
+         clock: @escaping @Sendable () -> Date = Date.init) throws {
         namespace = try TestDatabase(.database, prefix: "catbird_test", poolSize: 1, server: server)
         plc = try LoopbackHTTPServer()
+        pds = try LoopbackPDS()
         blobDirectory = extra["BLOB_DIR"] ?? NSTemporaryDirectory() + "catbird-blobs-" + namespace.name
         // Through the same parser as the executable, so a test's variables mean what they mean in production.
         var configuration = try ServiceConfiguration.fromEnvironment([
@@ -45,10 +51,11 @@ final class ServiceHarness {
         if let limits { configuration.limits = limits }
         self.configuration = configuration
         do {
-            app = try DeliveryServiceApp(configuration: configuration)
+            app = try DeliveryServiceApp(configuration: configuration, clock: clock)
         } catch {
             // A configuration the service refuses leaves nothing behind.
             plc.stop()
+            pds.stop()
             namespace.drop()
             throw error
         }
@@ -66,15 +73,18 @@ final class ServiceHarness {
     func shutdown() {
         app.shutdown()
         plc.stop()
+        pds.stop()
         try? FileManager.default.removeItem(atPath: blobDirectory)
         namespace.drop()
     }
 
     static var repositoryRoot: String { TestDatabase.repositoryRoot }
 
-    /// A new user whose DID document the PLC directory serves.
-    func makeUser(curve: ECCurve = .secp256k1) -> TestIdentity {
-        let user = TestIdentity(curve: curve)
+    /// A new user whose DID document the PLC directory serves, naming `pds` (the harness's own
+    /// unless given) as its PDS.
+    func makeUser(curve: ECCurve = .secp256k1, pds: LoopbackPDS? = nil) -> TestIdentity {
+        var user = TestIdentity(curve: curve)
+        user.pdsEndpoint = (pds ?? self.pds).baseURL
         user.publish(on: plc)
         return user
     }

@@ -4,11 +4,12 @@ import Foundation
 import MLS
 import Primitives
 
-/// A commit of a transition (`#publicCommit` in commitTransition, leafRecoveryFulfillment),
+/// A commit of a transition (`#publicCommit` in commitTransition, leafRecoveryFulfillment,
+/// leaveCommitFulfillment),
 /// validated as every commit the service stores is (`PublicGroup.validateAndApply`, MLS.md item
 /// 3), plus what the contract binds it to: a PublicMessage made at the conversation's group and
 /// epoch by the signing device's own leaf, with only by-value Add and Remove proposals (no
-/// standalone proposals, no external commit), whose authenticated_data is the body's `#commitAad`
+/// standalone proposals, no external commit, no Remove of the committer's own leaf), whose authenticated_data is the body's `#commitAad`
 /// for these coordinates; the committer keeps its DID, device and key; and `next` names the
 /// resulting epoch, the SHA-256 of its GroupContext and the commit's confirmation tag.
 struct ChatCommit {
@@ -46,6 +47,8 @@ struct ChatCommit {
                 throw ChatRefusal(.standaloneProposalForbidden, "proposals by reference are not part of the contract")
             }
             switch inline {
+            case .remove(let removed) where removed == actorLeaf.leafIndex:
+                throw ChatRefusal(.committerSelfRemovalForbidden, "a committer does not remove its own leaf: it asks to leave")
             case .add, .remove: continue
             default: throw ChatRefusal(.unsupportedMlsProfile, "a commit may only add and remove")
             }

@@ -5,7 +5,8 @@ import Primitives
 /// bound to the coordinates it was encrypted for, the hash and size of its ciphertext agreeing, the
 /// metadata version and origin the transition allows, and its author proof naming the signing
 /// device as it was at the origin. Its nonce is recorded per (conversation, generation, epoch) by
-/// the store, so that a reuse is refused (`MetadataNonceReuse`).
+/// the store, so that a reuse is refused (`MetadataNonceReuse`). Its `avatarBinding` is bound by the
+/// store where the snapshot is stored (`ChatTransaction.setMetadataAvatar`).
 enum MetadataSnapshotCheck {
     static func check(_ snapshot: ChatValue, at coordinates: ConversationCoordinates, version: UInt64,
                       origin: ChatUUID) throws {
@@ -20,7 +21,6 @@ enum MetadataSnapshotCheck {
               snapshot["authorProof"]?["originTransitionId"]?.uuid == origin else {
             throw refuse("metadataVersion \(version) and origin \(origin) are expected")
         }
-        guard snapshot["avatarBinding"] == nil else { throw ChatRefusal(.cutoverRequired, "avatars are not served yet") }
     }
 
     /// The author proof of a snapshot that originates in this transition: the signing device.
@@ -30,5 +30,18 @@ enum MetadataSnapshotCheck {
               proof["signaturePublicKey"]?.bytes == publicKey, proof["authGenerationAtOrigin"]?.integer == request.authGeneration,
               proof["originSeq"]?.integer == UInt64(originSeq)
         else { throw ChatRefusal(.invalidMetadataSnapshot, "authorProof must name the signing device at this transition") }
+    }
+
+    /// A commit's snapshot (defs `metadataSnapshot`): the conversation's current metadata (version,
+    /// origin, author proof, avatar) encrypted again for the commit's new epoch.
+    static func checkReencrypted(_ snapshot: ChatValue, at next: ConversationCoordinates, current stored: [UInt8]) throws {
+        let current = try ChatViews.json(stored, as: "metadataSnapshot")
+        guard let version = current["metadataVersion"]?.integer, let origin = current["originTransitionId"]?.uuid else {
+            throw XRPCError.internalError
+        }
+        try check(snapshot, at: next, version: version, origin: origin)
+        guard snapshot["authorProof"] == current["authorProof"], snapshot["avatarBinding"] == current["avatarBinding"] else {
+            throw ChatRefusal(.invalidMetadataSnapshot, "an epoch change keeps the snapshot's author proof and avatar")
+        }
     }
 }

@@ -9,7 +9,8 @@ import Synchronization
 /// and the `#eventEnvelope`, whose `previousCursor` is the cursor sent before it (the ticket's for
 /// the first). `syncedThrough` is the global position up to which every event of the device was
 /// sent: a live batch from the hub is sent at once when it starts at or before it; otherwise the
-/// subscription catches up from the log on the event workers. Nothing is queued in memory.
+/// subscription catches up from the log on the event workers. Nothing is queued in memory. Typing
+/// events come as their own frames (`sendTyping`), between envelopes, without a cursor.
 final class ChatSubscription: WebSocketHandler, Sendable {
     private struct State {
         var connection: WebSocketConnection?
@@ -22,6 +23,8 @@ final class ChatSubscription: WebSocketHandler, Sendable {
 
     let did: String
     let device: ChatUUID
+    /// The device's tag in typing notices (`ChatTypingNotice.tag`).
+    let typingTag: String
     private let hub: ChatEventHub
     private let state: Mutex<State>
 
@@ -30,6 +33,7 @@ final class ChatSubscription: WebSocketHandler, Sendable {
     init(did: String, device: ChatUUID, position: Int64, hub: ChatEventHub) {
         self.did = did
         self.device = device
+        typingTag = ChatTypingNotice.tag(did: did, device: device)
         self.hub = hub
         state = Mutex(State(syncedThrough: position, previousCursor: ChatCursor.text(position)))
     }
@@ -80,6 +84,14 @@ final class ChatSubscription: WebSocketHandler, Sendable {
             return false
         }
         if behind { scheduleCatchUp() }
+    }
+
+    /// A typing event's frame (`ChatTypingEvent.frame`): sent as it is, outside the cursor chain.
+    func sendTyping(_ frame: [UInt8]) {
+        state.withLock { state in
+            guard !state.closed, let connection = state.connection else { return }
+            if !connection.send(binary: frame) { state.closed = true }
+        }
     }
 
     // MARK: Catch-up (event workers)

@@ -5,7 +5,8 @@ import DeliveryStore
 /// exactly as it was made (defs `participantAcceptanceBody`). The participant becomes active, the
 /// state version moves by one, and one of the device's KeyPackages is reserved for an add-kind
 /// leaf recovery bound to the new coordinates, which a current leaf then fulfils with an Add and a
-/// Welcome (submitTransition).
+/// Welcome (submitTransition). An invitee who blocks, or is blocked by, another participant
+/// cannot join (blocks are read again, as at the invitation: docs/chat.md).
 enum AcceptConversation {
     static func method(_ env: ChatEnvironment) -> XRPCMethod {
         XRPCMethod(ChatMethods.prefix + "acceptConversation", .procedure, maxBodySize: 64 << 10) { context in
@@ -21,7 +22,8 @@ enum AcceptConversation {
             guard next == expected, prior.lifecycle == .active else {
                 throw ChatRefusal(.invalidRequest, "next must be prior with stateVersion one higher")
             }
-            return try call.execute(verified, device: device) { tx in
+            let consent = try ChatConsent.joining(context.caller.rawValue, prior.conversationID, env: env)
+            return try env.admit(consent, context) { try call.execute(verified, device: device) { tx in
                 let conversation = try tx.lockConversation(at: prior)
                 guard let participant = try tx.participant(conversation.id, did: call.caller) else {
                     throw ChatRefusal(.invitationNotFound, "the account is not invited to this conversation")
@@ -41,7 +43,7 @@ enum AcceptConversation {
                 ChatEvents.recovery(recovery, status: "open", in: tx)
                 return ChatJSON.object(["coordinates": .value(next.value), "recovery": .value(view),
                                         "entry": .raw(ChatViews.entry(entry, tagged: false))])
-            }
+            } }
         }
     }
 }

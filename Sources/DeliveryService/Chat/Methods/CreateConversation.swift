@@ -1,3 +1,4 @@
+import Basics
 import ChatProtocol
 import DeliveryStore
 import Foundation
@@ -6,7 +7,9 @@ import Foundation
 /// leaf (defs `creationBody`), from a GroupInfo the service validates in full (`GenesisGroupInfo`);
 /// every other participant is invited, pending, with no leaf, and joins by accepting. A direct
 /// conversation is one per pair of DIDs: creating a second returns the first
-/// (`existingDirectConversationResult`).
+/// (`existingDirectConversationResult`). Nobody is invited against a block or their chat policy
+/// (docs/chat.md, "Consent and relationships"): every pair of the roster is checked for blocks,
+/// and each invitee's consent, before anything is stored.
 enum CreateConversation {
     static func method(_ env: ChatEnvironment) -> XRPCMethod {
         XRPCMethod(ChatMethods.prefix + "createConversation", .procedure, maxBodySize: 4 << 20) { context in
@@ -28,11 +31,18 @@ enum CreateConversation {
                 throw ChatRefusal(.invalidGenesisGroupInfo, "next must carry the GroupInfo's group id, GroupContext hash and confirmation tag")
             }
             try MetadataSnapshotCheck.check(snapshot, at: next, version: 1, origin: transitionID)
+            // A blob is uploaded into a conversation that exists: a new one has no avatar yet (a metadata transition sets it).
+            guard snapshot["avatarBinding"] == nil else {
+                throw ChatRefusal(.invalidMetadataSnapshot, "a new conversation has no avatar; set it with a metadata transition")
+            }
             try MetadataSnapshotCheck.checkAuthor(snapshot, request: call.request, publicKey: device.publicKey, originSeq: 1)
             let dids = participants.map(\.did)
             let directPair = kind == "direct" ? dids.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.joined(separator: " ") : nil
+            let roster = dids.compactMap { try? DID($0) }
+            let consent = ChatConsent(roster: roster, inviter: context.caller, invitees: roster.filter { $0 != context.caller },
+                                      group: kind == "group")
 
-            return try call.execute(verified, device: device) { tx in
+            return try env.admit(consent, context) { try call.execute(verified, device: device) { tx in
                 let conversation = ChatConversation(kind: kind, coordinates: next, cipherSuite: genesis.group.cipherSuite.rawValue,
                                                     publicState: genesis.group.serialize(), metadataSnapshot: ChatJSON.render(snapshot),
                                                     lastSeq: 0)
@@ -54,7 +64,7 @@ enum CreateConversation {
                     "$type": .value(.text(ChatSchema.typePrefix + "conversationCreatedResult")),
                     "coordinates": .value(next.value), "entry": .raw(ChatViews.entry(entry, tagged: false)),
                 ]))])
-            }
+            } }
         }
     }
 

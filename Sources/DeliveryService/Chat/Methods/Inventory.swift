@@ -69,7 +69,8 @@ extension String {
 }
 
 /// `blue.catbird.chat.getConversations`: the first page opens an inventory session; every
-/// conversation the account takes part in (pending invitations included) as its current state.
+/// conversation the account takes part in (pending invitations included) as its current state,
+/// and the tombstones of those the device was removed from or that closed (`item`).
 enum GetConversations {
     static func method(_ env: ChatEnvironment) -> XRPCMethod {
         XRPCMethod(ChatMethods.prefix + "getConversations", .query) { context in
@@ -96,22 +97,44 @@ enum GetConversations {
                 }
                 page = InventoryPage(query: query, session: session)
             }
-            let (items, more) = try env.store.chat { tx -> ([ChatValue], Bool) in
-                let ids = try tx.conversationIDs(of: query.caller, after: after, limit: limit + 1)
+            let (items, last) = try env.store.chat { tx -> ([ChatValue], ChatUUID?) in
+                let ids = try tx.inventoryConversationIDs(did: query.caller, device: query.device.deviceID, after: after, limit: limit + 1)
                 var items: [ChatValue] = []
                 for id in ids.prefix(limit) {
-                    guard let conversation = try tx.conversation(id) else { continue }
-                    items.append(.tagged("conversationInventoryState", ["state": try ChatViews.state(of: conversation, in: tx)]))
+                    if let item = try item(id, did: query.caller, device: query.device.deviceID, tx: tx) { items.append(item) }
                 }
-                return (items, ids.count > limit)
+                return (items, ids.count > limit ? ids[limit - 1] : nil)
             }
-            let next = more ? lastConversation(of: items).map { "\(page.session.id).\(InventoryPage.hex($0))" } : nil
+            let next = last.map { "\(page.session.id).\(InventoryPage.hex($0))" }
             return try page.output(items, next: next, part: .conversations)
         }
     }
 
-    private static func lastConversation(of items: [ChatValue]) -> ChatUUID? {
-        items.last?["state"]?["coordinates"]?["conversationId"]?.uuid
+    /// One conversation as the device's inventory shows it: a closed one as its close tombstone; one
+    /// the account takes part in as its state, unless the device's own leaf was removed (and not
+    /// given back), which shows as the removal tombstone; one the account left or was removed from
+    /// as the removal tombstone of the device's last interval.
+    static func item(_ id: ChatUUID, did: String, device: ChatUUID, tx: ChatTransaction) throws -> ChatValue? {
+        guard let conversation = try tx.conversation(id) else { return nil }
+        if let close = try tx.closeRecord(id) {
+            return .tagged("conversationCloseTombstone", [
+                "conversationId": .uuid(id), "conversationKind": .text(conversation.kind), "retired": conversation.coordinates.value,
+                "closedByDid": .text(close.closedByDID), "closedByDeviceId": .uuid(close.closedByDeviceID),
+                "terminalSeq": .integer(UInt64(close.terminalSeq)), "closedAt": ChatViews.time(close.closedAt),
+            ])
+        }
+        let participant = try tx.participant(id, did: did)
+        let interval = try tx.latestInterval(id, did: did, device: device)
+        let holdsLeaf = try tx.leaf(id, did: did, device: device) != nil
+        if let interval, let end = interval.endSeq, let endedAt = interval.endedAt,
+           participant == nil || (interval.endKind == "removed" && !holdsLeaf) {
+            return .tagged("conversationRemovalTombstone", [
+                "conversationId": .uuid(id), "membershipIntervalId": .uuid(interval.intervalID), "userDid": .text(did),
+                "deviceId": .uuid(device), "terminalSeq": .integer(UInt64(end)), "removedAt": ChatViews.time(endedAt),
+            ])
+        }
+        guard participant != nil else { return nil }
+        return .tagged("conversationInventoryState", ["state": try ChatViews.state(of: conversation, in: tx)])
     }
 }
 
@@ -160,6 +183,13 @@ enum GetLeafRecoveryInbox {
             }
             let (items, next) = try env.store.chat { tx -> ([ChatValue], String?) in
                 var items: [ChatValue] = []
+                if stage == "r", after == nil {
+                    // Welcomes that ran out become recovery work before the work is listed.
+                    for expired in try tx.settleExpiredWelcomes(did: query.caller, device: query.device.deviceID) {
+                        tx.emit(.tagged("welcomeDispositionEvent", ["welcomeId": .uuid(expired.id), "status": .text("expired")]),
+                                to: .device(did: expired.recipientDID, device: expired.recipientDeviceID))
+                    }
+                }
                 if stage == "r" {
                     let recoveries = try tx.inboxRecoveries(did: query.caller, device: query.device.deviceID, after: after, limit: limit + 1)
                     for recovery in recoveries.prefix(limit) {

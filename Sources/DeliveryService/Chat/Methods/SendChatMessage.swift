@@ -1,3 +1,4 @@
+import Basics
 import ChatProtocol
 import DeliveryStore
 import Dispatch
@@ -15,6 +16,8 @@ import Primitives
 /// The common case (a device whose key the service has seen) is group-committed with concurrent
 /// messages (`appendChatMessages`), its token recorded in the batch's transaction, as v1's
 /// sendMessage is; the checks are the same as the path of its own transaction, which takes the rest.
+/// A block between the sender and another active participant refuses the message (`BlockedRelationship`),
+/// as far as the records in the cache show: the send path never waits for a PDS (docs/chat.md).
 enum SendChatMessage {
     static func method(_ env: ChatEnvironment) -> XRPCMethod {
         // A 1 MiB message as base64 JSON, and the rest of the body.
@@ -24,13 +27,19 @@ enum SendChatMessage {
             guard let prior = ConversationCoordinates(body["prior"]), let messageID = body["messageId"]?.uuid else {
                 throw ChatRefusal(.invalidRequest, "incomplete message")
             }
-            guard body["blobBindings"]?.array?.isEmpty != false else { throw ChatRefusal(.cutoverRequired, "attachments are not served yet") }
-            guard let key = env.deviceKeys.key(did: call.caller, device: call.deviceID), let signedAt = call.request.signedAt?.date else {
+            // A message that binds a blob takes the path of its own transaction, which binds it.
+            guard body["blobBindings"]?.array?.isEmpty != false,
+                  let key = env.deviceKeys.key(did: call.caller, device: call.deviceID), let signedAt = call.request.signedAt?.date else {
                 return try context.blocking { try alone(call, context: context, env: env) }
             }
             guard key.keyID == call.request.keyID else { throw ChatRefusal(.deviceBindingMismatch, "keyId is not the device's key") }
             _ = try call.verify(publicKey: key.publicKey)
             try checkMessage(body, messageID: messageID, prior: prior, env: env)
+            // The roster at these coordinates, known here once a message took the way of its own transaction.
+            guard let roster = env.rosters.roster(at: prior) else {
+                return try context.blocking { try alone(call, context: context, env: env) }
+            }
+            try checkBlocks(context.caller, roster, env: env)
             let replay = context.deferredReplay
             let message = ChatBatchedMessage(
                 prior: prior, actorDID: call.caller, deviceID: call.deviceID, keyID: call.request.keyID,
@@ -63,8 +72,9 @@ enum SendChatMessage {
         return method
     }
 
-    /// The message in a transaction of its own (blocks): a device not seen yet, or a batch that
-    /// could not judge the message.
+    /// The message in a transaction of its own (blocks): a device not seen yet, a batch that
+    /// could not judge the message, or a message binding an uploaded attachment to its entry
+    /// (`bindAttachment`: `BlobNotFound`, `BlobBindingConflict`).
     static func alone(_ call: SignedCall, context: AuthenticatedContext, env: ChatEnvironment) throws -> XRPCOutput {
         let (device, verified) = try call.verify()
         let body = call.request.body
@@ -72,18 +82,32 @@ enum SendChatMessage {
             throw ChatRefusal(.invalidRequest, "incomplete message")
         }
         try checkMessage(body, messageID: messageID, prior: prior, env: env)
+        let binding = ChatBlobBinding(body["blobBindings"]?.array?.first)
         return try call.execute(verified, device: device, retiring: [.staleCoordinates]) { tx in
             let conversation = try tx.lockConversation(at: prior)
             guard try tx.leaf(conversation.id, did: call.caller, device: device.deviceID) != nil else {
                 throw ChatRefusal(.deviceNotLeaf, "the signing device holds no leaf in this conversation")
+            }
+            let participants = try tx.participants(conversation.id).filter { $0.status == "active" }.map(\.did)
+            env.rosters.remember(participants, at: prior)
+            try checkBlocks(context.caller, env.rosters.roster(at: prior) ?? [], env: env)
+            if let binding {
+                try tx.bindAttachment(binding, conversation: conversation.id, seq: tx.nextSeq(conversation), did: call.caller, now: env.clock())
             }
             var entry = ChatEntry(conversationID: conversation.id, seq: 0, entryID: .random(), kind: "applicationEntry",
                                   signedRequest: ChatJSON.render(call.request.wrapper), serverFields: nil,
                                   requestDigest: call.request.requestDigest, receivedAt: tx.now.truncatedToMilliseconds)
             entry.seq = try tx.append(entry)
             ChatEvents.entry(entry, sender: call.request, in: tx)
+            try tx.pushMessage(entry, sender: call.caller, epoch: prior.epoch, messageID: messageID)
             return ChatJSON.object(["entry": .raw(ChatViews.entry(entry, tagged: false))])
         }
+    }
+
+    /// A block between the sender and another active participant, as the cache shows it.
+    static func checkBlocks(_ sender: DID, _ roster: [DID], env: ChatEnvironment) throws {
+        guard env.relationships.blockedFromCache(sender, others: roster) else { return }
+        throw ChatRefusal(.blockedRelationship, ChatEnvironment.reason(.blockedRelationship))
     }
 
     static func answer(_ status: Int, _ response: [UInt8], env: ChatEnvironment) -> XRPCOutput {
