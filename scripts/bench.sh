@@ -20,7 +20,8 @@
 # (tokens per read run, 40000), BENCH_KEY_PACKAGES (25000), BENCH_EVENT_MESSAGES (messages of the steady events
 # run, 500), BENCH_MQTT_MESSAGES (messages of the MQTT fan-out run, 2000), BENCH_WRK_CPU (core for wrk, default the last), BENCH_PROFILE_DIR (perf record the
 # server and PostgreSQL during each sendMessage and read run into DIR/<run>[.postgres].perf.data,
-# with pg_waldump's WAL statistics by record type in DIR/<run>.waldump.txt; needs linux-perf).
+# with pg_waldump's WAL statistics by record type in DIR/<run>.waldump.txt; needs linux-perf),
+# BENCH_UNTIL=ds (stop after the delivery-service section).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -340,6 +341,8 @@ out=$(load -s Benchmarks/wrk/xrpc-data.lua "$xrpc.publishKeyPackage" -- 2 publis
 summarise "publishKeyPackage" "$out"
 $bin/ds-bench add-members --server "$base" --audience "$service_did" --plc-dir "$dir/plc" --adds 100 --rounds 5
 
+# BENCH_UNTIL=ds: stop after the delivery-service section (its ratios need only the sections before).
+[ "${BENCH_UNTIL:-}" = ds ] && exit 0
 echo
 echo "== Real-time events: one convo, 200 subscribeConvoEvents sockets (40 members × 5, EVENTS_MAX_SOCKETS_PER_USER's default),"
 echo "   sendMessage 1 KB from one more member on a fixed schedule; latency = send of the call → frame read by ds-bench"
