@@ -116,3 +116,27 @@ final class PushPayloadTests: XCTestCase {
         XCTAssertEqual(PushOutcome.label(""), "unknown")
     }
 }
+
+extension PushPayloadTests {
+    func testAPNsAnswers_AreReadAsAppleMeansThem() {
+        let now = 1_800_000_000.0
+        func body(_ reason: String) -> [UInt8] { Array(#"{"reason":"\#(reason)"}"#.utf8) }
+        XCTAssertEqual(APNsSender.outcome(status: 200, body: [], retryAfter: nil, now: now), .delivered)
+        XCTAssertEqual(APNsSender.outcome(status: 410, body: body("Unregistered"), retryAfter: nil, now: now), .invalidToken(reason: "Unregistered"))
+        XCTAssertEqual(APNsSender.outcome(status: 400, body: body("BadDeviceToken"), retryAfter: nil, now: now),
+                       .invalidToken(reason: "BadDeviceToken"))
+        XCTAssertEqual(APNsSender.outcome(status: 400, body: body("DeviceTokenNotForTopic"), retryAfter: nil, now: now),
+                       .invalidToken(reason: "DeviceTokenNotForTopic"))
+        XCTAssertEqual(APNsSender.outcome(status: 400, body: body("BadTopic"), retryAfter: nil, now: now), .rejected(reason: "BadTopic"))
+        XCTAssertEqual(APNsSender.outcome(status: 403, body: body("ExpiredProviderToken"), retryAfter: nil, now: now),
+                       .retry(reason: "ExpiredProviderToken", retryAfter: nil))
+        XCTAssertEqual(APNsSender.outcome(status: 403, body: body("InvalidProviderToken"), retryAfter: nil, now: now),
+                       .rejected(reason: "InvalidProviderToken"))
+        XCTAssertEqual(APNsSender.outcome(status: 429, body: body("TooManyRequests"), retryAfter: "12", now: now),
+                       .retry(reason: "TooManyRequests", retryAfter: 12))
+        XCTAssertEqual(APNsSender.outcome(status: 503, body: Array("<html>".utf8), retryAfter: nil, now: now),
+                       .retry(reason: "status_503", retryAfter: nil))
+        XCTAssertEqual(APNsSender.outcome(.timeout), .retry(reason: "timeout", retryAfter: nil))
+        XCTAssertEqual(APNsSender.outcome(.refused), .retry(reason: "network", retryAfter: nil))
+    }
+}

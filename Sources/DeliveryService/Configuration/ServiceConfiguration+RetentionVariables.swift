@@ -4,7 +4,8 @@ extension ServiceConfiguration {
         EnvironmentVariable(
             "MESSAGE_TTL_DAYS", .retention, default: .value("30"), example: "7",
             meaning: "Messages and their events older than this are purged, and their bytes given back to the "
-                + "sender's quota. `0` keeps everything.",
+                + "sender's quota; so are the chat contract's device events, completed operations and expired inventory "
+                + "sessions and tickets (not its entries: docs/chat.md, \"Retention\"). `0` keeps everything.",
             guards: "Unbounded history on disk; ciphertext kept longer than clients need it."
         ) { value, config throws(ConfigurationError) in
             if let days = try value.integer(in: 0...36_500) { config.retention.ttlDays = days }

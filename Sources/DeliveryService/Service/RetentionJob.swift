@@ -25,6 +25,18 @@ struct TableRetention: RetentionStep {
     }
 }
 
+/// A chat table trimmed by age (`DeliveryStore.purgeExpired(_:createdBefore:limit:)` of `ChatRetainedTable`).
+struct ChatTableRetention: RetentionStep {
+    let store: DeliveryStore
+    let table: ChatRetainedTable
+
+    var name: String { table.rawValue }
+
+    func purgeBatch(createdBefore cutoff: Date, limit: Int) throws -> Int {
+        try store.purgeExpired(table, createdBefore: cutoff, limit: limit)
+    }
+}
+
 /// How long messages, events and commits are kept (docs/configuration.md).
 public struct RetentionSettings: Sendable, Equatable {
     /// Days a message or event is kept; 0 keeps everything.

@@ -114,7 +114,16 @@ final class ChatSubscription: WebSocketHandler, Sendable {
                     return state.syncedThrough
                 }
                 guard let start else { return }
-                let head = try hub.store.chat { try $0.eventHead() }
+                let (head, horizon) = try hub.store.chat { (try $0.eventHead(), try $0.eventHorizon()) }
+                // Events it has not sent were purged (retention): it cannot go on without a gap.
+                guard start >= horizon else {
+                    let connection = state.withLock { state -> WebSocketConnection? in
+                        state.closed = true
+                        return state.connection
+                    }
+                    connection?.close(code: .policyViolation, reason: "CursorExpired: page the inventory again")
+                    return
+                }
                 var position = start
                 var done = false
                 while !done {

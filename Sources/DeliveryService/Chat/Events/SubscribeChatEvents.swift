@@ -28,6 +28,9 @@ enum SubscribeChatEvents {
         let store = hub.store
         let consumed = try store.chat { tx -> ChatTicket? in
             guard let consumed = try tx.consumeTicket(hash: HashAlgorithm.sha256.hash(raw), position: position) else { return nil }
+            guard position >= (try tx.eventHorizon()) else {
+                throw ChatRefusal(.cursorExpired, "events after this cursor were purged: page the inventory again")
+            }
             guard let device = try tx.device(did: consumed.userDID, id: consumed.deviceID), device.isActive,
                   device.authGeneration == consumed.authGeneration else {
                 throw ChatRefusal(.deviceRevoked, "the device was revoked")
