@@ -33,25 +33,26 @@ public struct ChatAttachment: Sendable, Equatable {
         self.aad = aad
     }
 
-    /// The embed of a decrypted `#applicationFrame`, with the AAD rebuilt from the frame's context
-    /// and message id; nil when the embed is incomplete.
-    init?(embed: DAGCBORValue, frame: DAGCBORValue) {
+    /// An `encryptedImageEmbed` or `#metadataAvatarEmbed` (the fields they share), opened under
+    /// the AAD `aad` gives for its blob id, media type and plaintext size; nil when it is incomplete.
+    init?(embed: DAGCBORValue, aad: (_ blobID: ChatUUID, _ mimeType: String, _ plaintextSize: UInt64) -> [UInt8]?) {
         guard case .bytes(let id)? = embed["blobId"], let blobID = ChatUUID(bytes: id), case .bytes(let key)? = embed["key"],
               case .bytes(let nonce)? = embed["nonce"], case .bytes(let sha256)? = embed["ciphertextSha256"],
               case .unsigned(let size)? = embed["ciphertextSize"], case .unsigned(let plaintextSize)? = embed["plaintextSize"],
               case .text(let mimeType)? = embed["mimeType"], case .unsigned(let width)? = embed["width"],
               case .unsigned(let height)? = embed["height"], embed["algorithm"] == .text("A256GCM"),
-              let context = frame["context"], case .bytes(let messageID)? = frame["messageId"] else { return nil }
-        self.blobID = blobID
-        self.key = key
-        self.nonce = nonce
-        self.sha256 = sha256
-        self.size = size
-        self.plaintextSize = plaintextSize
-        self.mimeType = mimeType
-        self.width = width
-        self.height = height
-        aad = Self.aad(context: context, messageID: messageID, blobID: id, mediaType: mimeType, plaintextSize: plaintextSize)
+              let aad = aad(blobID, mimeType, plaintextSize) else { return nil }
+        self.init(blobID: blobID, key: key, nonce: nonce, sha256: sha256, size: size, plaintextSize: plaintextSize, mimeType: mimeType,
+                  width: width, height: height, aad: aad)
+    }
+
+    /// The embed of a decrypted `#applicationFrame`, with the AAD rebuilt from the frame's context
+    /// and message id.
+    init?(embed: DAGCBORValue, frame: DAGCBORValue) {
+        guard let context = frame["context"], case .bytes(let messageID)? = frame["messageId"] else { return nil }
+        self.init(embed: embed) { blobID, mimeType, plaintextSize in
+            Self.aad(context: context, messageID: messageID, blobID: blobID.bytes, mediaType: mimeType, plaintextSize: plaintextSize)
+        }
     }
 
     /// `#blobAad`: the first (and only) attachment of the message `messageID` sent at `context`
@@ -138,20 +139,13 @@ extension ChatClient {
     public func avatar(_ conversation: ChatUUID) throws -> [UInt8]? {
         try sync(conversation)
         guard let embed = ChatMetadata.avatar(try current(conversation).metadata) else { return nil }
-        guard case .bytes(let id)? = embed["blobId"], let blobID = ChatUUID(bytes: id), case .bytes(let key)? = embed["key"],
-              case .bytes(let nonce)? = embed["nonce"], case .bytes(let sha256)? = embed["ciphertextSha256"],
-              case .unsigned(let size)? = embed["ciphertextSize"], case .unsigned(let plaintextSize)? = embed["plaintextSize"],
-              case .text(let mimeType)? = embed["mimeType"], case .bytes(let origin)? = embed["originTransitionId"],
-              let originID = ChatUUID(bytes: origin), case .unsigned(let version)? = embed["originalMetadataVersion"] else {
-            throw MLSClientError.invalidServerData("incomplete avatar embed")
-        }
-        let ciphertext = try api.getBlob(blobID, device: device.deviceID)
-        guard UInt64(ciphertext.count) == size, HashAlgorithm.sha256.hash(ciphertext) == sha256 else {
-            throw MLSClientError.invalidServerData("the blob is not the ciphertext the avatar embed names")
-        }
-        return try AEADAlgorithm.aes256GCM.open(key: key, nonce: nonce, ciphertext: ciphertext, authenticating:
-            ChatMetadata.avatarAAD(conversation: conversation, origin: originID, version: version, blobID: blobID,
-                                   mediaType: mimeType, plaintextSize: plaintextSize))
+        guard case .bytes(let origin)? = embed["originTransitionId"], let originID = ChatUUID(bytes: origin),
+              case .unsigned(let version)? = embed["originalMetadataVersion"],
+              let avatar = ChatAttachment(embed: embed, aad: { blobID, mimeType, plaintextSize in
+                  ChatMetadata.avatarAAD(conversation: conversation, origin: originID, version: version, blobID: blobID,
+                                         mediaType: mimeType, plaintextSize: plaintextSize)
+              }) else { throw MLSClientError.invalidServerData("incomplete avatar embed") }
+        return try open(avatar)
     }
 
     /// `prepareBlobUpload` of a blob of this device's in `conversation` at `prior`; returns the

@@ -3,14 +3,8 @@ import ChatProtocol
 import Foundation
 import MLSClient
 
-/// `chat send-image` (prepareBlobUpload, uploadBlob, then sendMessage binding the blob).
-struct ChatSendImage: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "send-image",
-        abstract: "Encrypt an image, upload it in the contract's two steps and send a message carrying its key.")
-
-    @OptionGroup var options: ChatOptions
-
+/// The image of `send-image` and `set-avatar`: the conversation, the file, and what the embed says of it.
+struct ChatImageArguments: ParsableArguments {
     @Argument(help: "Conversation id.")
     var convo: String
 
@@ -26,9 +20,6 @@ struct ChatSendImage: ParsableCommand {
     @Option(help: "Height in pixels.")
     var height: UInt64 = 1
 
-    @Option(help: "A caption.")
-    var text: String?
-
     func validate() throws {
         guard ["image/heic", "image/jpeg", "image/png", "image/webp"].contains(mimeType) else {
             throw ValidationError("--mime-type is image/heic, image/jpeg, image/png or image/webp")
@@ -36,11 +27,26 @@ struct ChatSendImage: ParsableCommand {
         guard (1...16_384).contains(width), (1...16_384).contains(height) else { throw ValidationError("width and height are 1...16384") }
     }
 
+    /// The conversation and the file's bytes.
+    func load() throws -> (ChatUUID, [UInt8]) { (try ChatOptions.conversation(convo), try ChatFiles.read(file)) }
+}
+
+/// `chat send-image` (prepareBlobUpload, uploadBlob, then sendMessage binding the blob).
+struct ChatSendImage: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send-image",
+        abstract: "Encrypt an image, upload it in the contract's two steps and send a message carrying its key.")
+
+    @OptionGroup var options: ChatOptions
+    @OptionGroup var image: ChatImageArguments
+
+    @Option(help: "A caption.")
+    var text: String?
+
     func run() throws {
-        let id = try ChatOptions.conversation(convo)
-        let bytes = try ChatFiles.read(file)
+        let (id, bytes) = try image.load()
         let entry = try options.withClient {
-            try $0.sendImage(id, bytes: bytes, mimeType: mimeType, width: width, height: height, text: text)
+            try $0.sendImage(id, bytes: bytes, mimeType: image.mimeType, width: image.width, height: image.height, text: text)
         }
         if options.global.json { return Output.line(ChatOptions.json(entry)) }
         let blob = entry["signedRequest"]?["body"]?["blobBindings"]?.array?.first?["blobId"]?.uuid
@@ -75,20 +81,13 @@ struct ChatSetAvatar: ParsableCommand {
         commandName: "set-avatar", abstract: "Set a group's avatar (an admin): the image encrypted, uploaded, and named by new metadata.")
 
     @OptionGroup var options: ChatOptions
-
-    @Argument(help: "Conversation id.")
-    var convo: String
-
-    @Argument(help: "The image file.")
-    var file: String
-
-    @Option(help: "Its media type: image/heic, image/jpeg, image/png or image/webp.")
-    var mimeType: String = "image/png"
+    @OptionGroup var image: ChatImageArguments
 
     func run() throws {
-        let id = try ChatOptions.conversation(convo)
-        let bytes = try ChatFiles.read(file)
-        let output = try options.withClient { try $0.setAvatar(id, bytes: bytes, mimeType: mimeType, width: 1, height: 1) }
+        let (id, bytes) = try image.load()
+        let output = try options.withClient {
+            try $0.setAvatar(id, bytes: bytes, mimeType: image.mimeType, width: image.width, height: image.height)
+        }
         if options.global.json { return Output.line(ChatOptions.json(output)) }
         Output.line("avatar of \(id) set: \(bytes.count) bytes")
     }
