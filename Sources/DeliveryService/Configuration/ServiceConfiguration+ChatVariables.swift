@@ -66,5 +66,14 @@ extension ServiceConfiguration {
         ) { value, config throws(ConfigurationError) in
             if let count = try value.integer(in: 1...1000) { config.chatTyping.burst = count }
         },
+        EnvironmentVariable(
+            "CHAT_EVENT_TTL_HOURS", .chat, default: .value("24"), example: "6",
+            meaning: "Hours the chat device event stream's rows are kept, when retention runs (`MESSAGE_TTL_DAYS` not 0, "
+                + "whose longer time still bounds the rest). A device that was away longer pages the inventory and "
+                + "subscribes from its new cursor; a stream that far behind is closed with `CursorExpired`.",
+            guards: "One row per recipient device per message kept for a month: the event table dwarfing the messages."
+        ) { value, config throws(ConfigurationError) in
+            if let hours = try value.integer(in: 1...876_000) { config.chatEventLifetime = Double(hours) * 3600 }
+        },
     ]
 }

@@ -59,7 +59,7 @@ public final class DeliveryServiceApp: Sendable {
         retention = RetentionJob(store: store, settings: configuration.retention, log: log,
                                  extraSteps: [BlobRetention(reclaimer: reclaimer, now: { Date() }),
                                               BlobFileSweep(reclaimer: reclaimer, now: { Date() })]
-                                     + ChatRetainedTable.allCases.map { ChatTableRetention(store: store, table: $0) })
+                                     + ChatTableRetention.all(store: store, eventLifetime: configuration.chatEventLifetime))
         let environment = MethodEnvironment(store: store, log: log, limits: configuration.limits, blobs: blobs,
                                             messages: MessageBatcher(store: store, lanes: configuration.messageBatching.lanes,
                                                                      maxBatch: configuration.messageBatching.maxBatch))

@@ -25,15 +25,23 @@ struct TableRetention: RetentionStep {
     }
 }
 
-/// A chat table trimmed by age (`DeliveryStore.purgeExpired(_:createdBefore:limit:)` of `ChatRetainedTable`).
+/// A chat table trimmed by age (`DeliveryStore.purgeExpired(_:createdBefore:limit:)` of
+/// `ChatRetainedTable`); the device event stream by its own, shorter lifetime (CHAT_EVENT_TTL_HOURS).
 struct ChatTableRetention: RetentionStep {
     let store: DeliveryStore
     let table: ChatRetainedTable
+    var eventLifetime: TimeInterval
+    var now: @Sendable () -> Date = { Date() }
 
     var name: String { table.rawValue }
 
     func purgeBatch(createdBefore cutoff: Date, limit: Int) throws -> Int {
-        try store.purgeExpired(table, createdBefore: cutoff, limit: limit)
+        let cutoff = table == .chatEvents ? max(cutoff, now().addingTimeInterval(-eventLifetime)) : cutoff
+        return try store.purgeExpired(table, createdBefore: cutoff, limit: limit)
+    }
+
+    static func all(store: DeliveryStore, eventLifetime: TimeInterval, now: @escaping @Sendable () -> Date = { Date() }) -> [Self] {
+        ChatRetainedTable.allCases.map { Self(store: store, table: $0, eventLifetime: eventLifetime, now: now) }
     }
 }
 

@@ -38,6 +38,8 @@ public struct ServiceConfiguration: Sendable {
     public var chatRelationships = ChatRelationshipSettings()
     /// CHAT_TYPING_*: how often typing events go out (docs/chat.md).
     public var chatTyping = ChatTypingSettings()
+    /// CHAT_EVENT_TTL_HOURS: how long the chat device event stream's rows are kept (docs/chat.md, "Retention").
+    public var chatEventLifetime: Double = 24 * 3600
     /// APNS_*, VAPID_*, FCM_*, PUSH_*: push to devices without a socket (docs/push.md).
     public var push = PushSettings()
     /// MQTT_*: the listener's limits (docs/SECURITY.md, "The MQTT listener").

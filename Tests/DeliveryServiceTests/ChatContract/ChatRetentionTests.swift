@@ -6,8 +6,9 @@ import MLSClient
 import TestSupport
 import XCTest
 
-/// Chat retention (docs/chat.md, "Retention"): the job purges device events, completed operations
-/// and expired sessions and tickets past MESSAGE_TTL_DAYS, keeps entries, and moves the event
+/// Chat retention (docs/chat.md, "Retention"): the job purges device events past
+/// CHAT_EVENT_TTL_HOURS, completed operations and expired sessions and tickets past
+/// MESSAGE_TTL_DAYS, keeps entries, and moves the event
 /// horizon, below which a stream is refused with CursorExpired. Rows are backdated with SQL and the
 /// job runs on its own (the service's is off).
 final class ChatRetentionTests: ChatContractTestCase {
@@ -31,7 +32,8 @@ final class ChatRetentionTests: ChatContractTestCase {
         let entryCount = try entries()
         let newest = try count("SELECT max(position) FROM chat_device_events")
         XCTAssertGreaterThan(oldEvents, 0)
-        try database.execute("UPDATE chat_device_events SET created_at = created_at - interval '40 days'")
+        // Events two days old: past CHAT_EVENT_TTL_HOURS (24), well within MESSAGE_TTL_DAYS (30).
+        try database.execute("UPDATE chat_device_events SET created_at = created_at - interval '2 days'")
         try database.execute("UPDATE chat_operations SET created_at = created_at - interval '40 days'")
         let aliceDID = alice.device.did.rawValue
         try database.execute("UPDATE chat_inventory_sessions SET expires_at = expires_at - interval '40 days' WHERE user_did = $1", [aliceDID])
@@ -43,13 +45,21 @@ final class ChatRetentionTests: ChatContractTestCase {
         settings.ttlDays = 30
         settings.batchSize = 5
         let store = DeliveryStore(database: database)
-        let job = RetentionJob(store: store, settings: settings, log: try service.app.log,
-                               extraSteps: ChatRetainedTable.allCases.map { ChatTableRetention(store: store, table: $0) })
+        func job(eventHours: Double) throws -> RetentionJob {
+            RetentionJob(store: store, settings: settings, log: try service.app.log,
+                         extraSteps: ChatTableRetention.all(store: store, eventLifetime: eventHours * 3600))
+        }
+        // Kept three days, the events stay; the operations, 40 days old, go, and so do the sessions
+        // and tickets that expired 40 days ago.
+        let first = try job(eventHours: 72).runOnce()
+        XCTAssertEqual(first.deleted["chat_device_events"], 0)
+        XCTAssertEqual(first.deleted["chat_operations"], oldOperations)
+        XCTAssertEqual(first.deleted["chat_inventory_sessions"], oldSessions)
+        XCTAssertEqual(first.deleted["chat_tickets"], 1)
+        XCTAssertEqual(try count("SELECT position::int FROM chat_event_horizon"), 0, "nothing purged: the horizon has not moved")
+        let job = try job(eventHours: 24)
         let report = job.runOnce()
         XCTAssertEqual(report.deleted["chat_device_events"], oldEvents)
-        XCTAssertEqual(report.deleted["chat_operations"], oldOperations)
-        XCTAssertEqual(report.deleted["chat_inventory_sessions"], oldSessions)
-        XCTAssertEqual(report.deleted["chat_tickets"], 1)
         XCTAssertEqual(try count("SELECT count(*) FROM chat_device_events"), 0)
         XCTAssertEqual(try count("SELECT position::int FROM chat_event_horizon"), newest, "the horizon is the newest position purged")
         XCTAssertEqual(try entries(), entryCount,
@@ -57,8 +67,8 @@ final class ChatRetentionTests: ChatContractTestCase {
         XCTAssertEqual(job.runOnce().deleted["chat_device_events"], 0)
 
         // The stale cursor: its ticket is still unused and unexpired, and the upgrade refuses it.
-        let service = try service
-        XCTAssertThrowsError(try ChatEventStream(baseURL: service.baseURL, ticket: staleTicket, cursor: stale.cursor)) { error in
+        let baseURL = try service.baseURL
+        XCTAssertThrowsError(try ChatEventStream(baseURL: baseURL, ticket: staleTicket, cursor: stale.cursor)) { error in
             guard case ChatEventStream.StreamError.refused(let status, let body) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(status, 400)
             XCTAssertTrue(body.contains("CursorExpired"), body)
