@@ -102,17 +102,3 @@ enum ChatEvents {
         }
     }
 }
-
-extension ConversationCoordinates {
-    /// The largest integer the contract's coordinates carry (a JavaScript safe integer).
-    static let maxInteger: UInt64 = 9_007_199_254_740_991
-
-    /// These coordinates with the state version one higher: where a change that does not move the
-    /// MLS epoch (policy, metadata, acceptance, a zero-leaf leave) goes; `CoordinateOverflow` past the bound.
-    func nextStateVersion() throws -> ConversationCoordinates {
-        guard stateVersion < Self.maxInteger else { throw ChatRefusal(.coordinateOverflow, "stateVersion is at its bound") }
-        var next = self
-        next.stateVersion += 1
-        return next
-    }
-}

@@ -109,28 +109,26 @@ extension ChatClient {
     public func setAvatar(_ conversation: ChatUUID, bytes: [UInt8], mimeType: String, width: UInt64, height: UInt64) throws -> ChatValue {
         try sync(conversation)
         let membership = try current(conversation)
-        let prepared = try nextMetadata(conversation)
-        var prior = prepared.next
-        prior.stateVersion -= 1
+        let step = try nextMetadata(conversation)
         let blobID = ChatUUID.random(), key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(12)
-        let aad = ChatMetadata.avatarAAD(conversation: conversation, origin: prepared.transition, version: prepared.version + 1,
+        let aad = ChatMetadata.avatarAAD(conversation: conversation, origin: step.transition, version: step.version + 1,
                                          blobID: blobID, mediaType: mimeType, plaintextSize: UInt64(bytes.count))
         let ciphertext = try AEADAlgorithm.aes256GCM.seal(key: key, nonce: nonce, plaintext: bytes, authenticating: aad)
         let sha256 = HashAlgorithm.sha256.hash(ciphertext)
-        let upload = try prepareBlob(blobID, in: conversation, at: prior, sha256: sha256, size: ciphertext.count, mediaType: mimeType,
-                                     plaintextSize: bytes.count, purpose: "metadata")
+        let upload = try prepareBlob(blobID, in: conversation, at: step.prior, sha256: sha256, size: ciphertext.count,
+                                     mediaType: mimeType, plaintextSize: bytes.count, purpose: "metadata")
         guard let ticket = upload["uploadTicket"]?.text else { throw MLSClientError.invalidServerData("no upload ticket") }
         try api.uploadBlob(ciphertext, device: device.deviceID, ticket: ticket)
         let embed = DAGCBORValue.map([
             "blobId": .bytes(blobID.bytes), "purpose": .text("metadata"), "algorithm": .text("A256GCM"), "key": .bytes(key),
             "nonce": .bytes(nonce), "ciphertextSha256": .bytes(sha256), "ciphertextSize": .unsigned(UInt64(ciphertext.count)),
             "plaintextSize": .unsigned(UInt64(bytes.count)), "mimeType": .text(mimeType), "width": .unsigned(width),
-            "height": .unsigned(height), "originTransitionId": .bytes(prepared.transition.bytes),
-            "originalMetadataVersion": .unsigned(prepared.version + 1),
+            "height": .unsigned(height), "originTransitionId": .bytes(step.transition.bytes),
+            "originalMetadataVersion": .unsigned(step.version + 1),
         ])
         let binding = ChatValue.object(["blobId": .uuid(blobID), "ciphertextSha256": .bytes(sha256),
                                         "ciphertextSize": .integer(UInt64(ciphertext.count)), "purpose": .text("metadata")])
-        return try setMetadata(conversation, title: membership.title, avatar: embed, binding: binding, prepared: prepared)
+        return try setMetadata(conversation, title: membership.title, avatar: embed, binding: binding, step: step)
     }
 
     /// The conversation's avatar as the current metadata names it, downloaded and decrypted (nil

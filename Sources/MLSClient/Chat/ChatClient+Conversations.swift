@@ -130,8 +130,7 @@ extension ChatClient {
         guard let prior = ConversationCoordinates(state["coordinates"]),
               let me = state["participants"]?.array?.first(where: { $0["userDid"]?.text == device.did.rawValue }),
               let provenance = me["invitationProvenance"] else { throw MLSClientError.notAMember(conversation.description) }
-        var next = prior
-        next.stateVersion += 1
+        let next = try prior.nextStateVersion()
         let output = try signed("acceptConversation", .participantAcceptance, [
             "transitionId": .uuid(.random()), "recoveryRequestId": .uuid(.random()), "prior": prior.value, "next": next.value,
             "invitationProvenance": provenance,

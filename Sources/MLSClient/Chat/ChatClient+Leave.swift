@@ -18,8 +18,7 @@ extension ChatClient {
         if holdsLeaves {
             output = try signed("requestLeave", .leaveRequest, ["leaveRequestId": .uuid(.random()), "prior": prior.value])
         } else {
-            var next = prior
-            next.stateVersion += 1
+            let next = try prior.nextStateVersion()
             output = try signed("requestLeave", .zeroLeafLeave, ["transitionId": .uuid(.random()), "prior": prior.value, "next": next.value])
         }
         guard let result = output["result"] else { throw MLSClientError.invalidServerData("no result") }

@@ -18,8 +18,7 @@ extension ChatClient {
     public func policy(_ conversation: ChatUUID, invite: [String] = [], remove: [String] = [],
                        roles: [String: Role] = [:]) throws -> ChatValue {
         let prior = try coordinates(conversation)
-        var next = prior
-        next.stateVersion += 1
+        let next = try prior.nextStateVersion()
         let transition = ChatUUID.random()
         let provenance = ChatValue.object(["invitationTransitionId": .uuid(transition), "invitedByDid": .text(device.did.rawValue),
                                            "invitedByDeviceId": .uuid(device.deviceID)])
@@ -54,11 +53,10 @@ extension ChatClient {
     /// A metadata transition to the next version with `title` and `avatar` (an embed, and the
     /// snapshot's binding of its blob), signed by this device.
     func setMetadata(_ conversation: ChatUUID, title: String, avatar: DAGCBORValue?, binding: ChatValue?,
-                     prepared: (next: ConversationCoordinates, transition: ChatUUID, head: UInt64, version: UInt64)? = nil) throws -> ChatValue {
+                     step: MetadataStep? = nil) throws -> ChatValue {
         var membership = try current(conversation)
-        let (next, transition, head, version) = try prepared ?? nextMetadata(conversation)
-        var prior = next
-        prior.stateVersion -= 1
+        let step = try step ?? nextMetadata(conversation)
+        let (prior, next, transition, head, version) = (step.prior, step.next, step.transition, step.head, step.version)
         // The entry this transition makes follows the last one the state counts.
         let proof = authorProof(origin: transition, seq: head + 1)
         let plaintext = ChatMetadata.plaintext(title: title, version: version + 1, origin: transition, device: device, avatar: avatar)
@@ -77,14 +75,22 @@ extension ChatClient {
         return output
     }
 
-    /// The coordinates a metadata transition moves to, a new transition id, the state's last seq and metadata version.
-    func nextMetadata(_ conversation: ChatUUID) throws -> (next: ConversationCoordinates, transition: ChatUUID, head: UInt64, version: UInt64) {
+    /// A metadata transition about to be made: the coordinates it moves from and to, its id, and
+    /// the state's last seq and metadata version it follows.
+    struct MetadataStep {
+        let prior: ConversationCoordinates
+        let next: ConversationCoordinates
+        let transition: ChatUUID
+        let head: UInt64
+        let version: UInt64
+    }
+
+    /// The next metadata transition of `conversation`, from its current state.
+    func nextMetadata(_ conversation: ChatUUID) throws -> MetadataStep {
         guard let state = try conversationState(conversation)["state"], let prior = ConversationCoordinates(state["coordinates"]),
               let head = state["snapshotSeq"]?.integer, let version = state["metadataSnapshot"]?["metadataVersion"]?.integer else {
             throw MLSClientError.invalidServerData("incomplete conversation state")
         }
-        var next = prior
-        next.stateVersion += 1
-        return (next, .random(), head, version)
+        return MetadataStep(prior: prior, next: try prior.nextStateVersion(), transition: .random(), head: head, version: version)
     }
 }

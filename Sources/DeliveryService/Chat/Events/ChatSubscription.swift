@@ -116,14 +116,7 @@ final class ChatSubscription: WebSocketHandler, Sendable {
                 guard let start else { return }
                 let (head, horizon) = try hub.store.chat { (try $0.eventHead(), try $0.eventHorizon()) }
                 // Events it has not sent were purged (retention): it cannot go on without a gap.
-                guard start >= horizon else {
-                    let connection = state.withLock { state -> WebSocketConnection? in
-                        state.closed = true
-                        return state.connection
-                    }
-                    connection?.close(code: .policyViolation, reason: "CursorExpired: page the inventory again")
-                    return
-                }
+                guard start >= horizon else { return close(reason: "CursorExpired: page the inventory again") }
                 var position = start
                 var done = false
                 while !done {
